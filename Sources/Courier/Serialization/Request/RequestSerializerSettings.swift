@@ -1,0 +1,43 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything an ``HTTPRequestSerializer`` can be configured with, as one value kept behind the
+/// serializer's lock.
+struct RequestSerializerSettings: Sendable {
+    var stringEncoding: String.Encoding = .utf8
+    var allowsCellularAccess = true
+    var cachePolicy: URLRequest.CachePolicy = .useProtocolCachePolicy
+    var httpShouldHandleCookies = true
+    var httpShouldUsePipelining = false
+    var networkServiceType: URLRequest.NetworkServiceType = .default
+    var timeoutInterval: TimeInterval = 60
+    var headers = HTTPHeaderFields()
+    var httpMethodsEncodingParametersInURI: Set<String> = ["GET", "HEAD", "DELETE"]
+    var queryStringSerialization: QueryStringSerialization = .style(.default)
+
+    /// Copies the request-level settings onto `request`.
+    func configure(_ request: inout URLRequest) {
+        request.allowsCellularAccess = allowsCellularAccess
+        request.cachePolicy = cachePolicy
+        request.httpShouldHandleCookies = httpShouldHandleCookies
+        request.httpShouldUsePipelining = httpShouldUsePipelining
+        request.networkServiceType = networkServiceType
+        request.timeoutInterval = timeoutInterval
+    }
+
+    /// Adds each default header the request does not already have.
+    func applyHeaders(to request: inout URLRequest) {
+        for (name, value) in headers.dictionary where request.value(forHTTPHeaderField: name) == nil {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+    }
+
+    /// Whether `request`'s method puts parameters in the URL (method compared uppercased; a
+    /// request without a method is a GET).
+    func encodesParametersInURI(_ request: URLRequest) -> Bool {
+        let method = (request.httpMethod ?? "GET").uppercased()
+        return httpMethodsEncodingParametersInURI.contains { $0.uppercased() == method }
+    }
+}

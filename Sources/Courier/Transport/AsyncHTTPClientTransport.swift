@@ -1,0 +1,175 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Courier's default transport: AsyncHTTPClient on SwiftNIO.
+///
+/// One `HTTPClient` (and its connection pool) per transport, HTTP/1.1 and HTTP/2, redirects
+/// disabled (the exchange follows them), connection establishment not retried (failures are
+/// reported at once, as URLSession does). Call ``shutdown()`` when done; a transport released
+/// without it shuts its client down in the background.
+public final class AsyncHTTPClientTransport: HTTPTransport {
+    private let client: HTTPClient
+    private let threadPool: NIOThreadPool
+    private let isShutDown = Atomic<Bool>(false)
+
+    /// The configuration the transport was created with.
+    public let configuration: Configuration
+
+    /// Creates a transport with its own connection pool on NIO's shared event loops.
+    /// - Parameter configuration: Timeouts, connection limits, HTTP version and TLS. Default `.init()`.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        self.threadPool = NIOThreadPool.singleton
+        self.client = HTTPClient(
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            configuration: configuration.makeClientConfiguration()
+        )
+    }
+
+    deinit {
+        if !isShutDown.load(ordering: .acquiring) {
+            client.shutdown { _ in }
+        }
+    }
+
+    /// Cancels requests in flight and closes every connection. Calling it twice is harmless.
+    public func shutdown() async throws {
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        try await client.shutdown()
+    }
+
+    /// Sends one request (see ``HTTPTransport/send(_:)``).
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let url = request.url
+        let engineRequest: HTTPClient.Request
+        do {
+            engineRequest = try makeEngineRequest(request)
+        } catch {
+            throw TransportError.urlError(for: error, url: url)
+        }
+        try Task.checkCancellation()
+
+        let delegate = StreamingResponseDelegate(didSendBodyBytes: request.didSendBodyBytes)
+        let task = client.execute(request: engineRequest, delegate: delegate, deadline: nil)
+        delegate.attach(task)
+        if request.timeoutInterval > 0 {
+            let watchdog = IdleTimeoutWatchdog(
+                timeout: .nanoseconds(Int64(request.timeoutInterval * 1_000_000_000)),
+                eventLoop: task.eventLoop
+            ) { [weak delegate] in
+                delegate?.fail(with: URLError(.timedOut, userInfo: [
+                    NSURLErrorFailingURLErrorKey: url,
+                    NSLocalizedDescriptionKey: "The request timed out after \(request.timeoutInterval) s without data.",
+                ]))
+            }
+            delegate.watchdog.withLock { $0 = watchdog }
+        }
+
+        let head: HTTPResponseHead
+        do {
+            head = try await withTaskCancellationHandler {
+                try await delegate.head()
+            } onCancel: {
+                delegate.cancel()
+            }
+        } catch {
+            throw TransportError.urlError(for: error, url: url)
+        }
+        guard let response = HTTPURLResponse(
+            url: url,
+            statusCode: Int(head.status.code),
+            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
+            headerFields: Self.headerDictionary(head.headers)
+        ) else {
+            delegate.cancel()
+            throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
+        }
+        let body = ResponseBodyStream(EngineBody(producer: delegate.body, url: url)) { delegate.cancel() }
+        return TransportResponse(head: response, headerFields: head.headers.map { ($0.name, $0.value) }, body: body)
+    }
+
+    private func makeEngineRequest(_ request: TransportRequest) throws -> HTTPClient.Request {
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw URLError(.unsupportedURL, userInfo: [
+                NSURLErrorFailingURLErrorKey: request.url,
+                NSLocalizedDescriptionKey: "Unsupported URL scheme \(request.url.scheme.map { "\"\($0)\"" } ?? "(none)"); Courier speaks http and https.",
+            ])
+        }
+        guard let host = request.url.host, !host.isEmpty else {
+            throw URLError(.badURL, userInfo: [
+                NSURLErrorFailingURLErrorKey: request.url,
+                NSLocalizedDescriptionKey: "The URL has no host.",
+            ])
+        }
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(request.headers.count)
+        for (name, value) in request.headers {
+            // The engine derives the framing from the body; a caller's own framing headers would conflict.
+            if name.caseInsensitiveCompare("Content-Length") == .orderedSame
+                || name.caseInsensitiveCompare("Transfer-Encoding") == .orderedSame {
+                continue
+            }
+            headers.add(name: name, value: value)
+        }
+        let body = request.body.map { body in
+            let threadPool = self.threadPool
+            let loop = client.eventLoopGroup.any()
+            return HTTPClient.Body.stream(contentLength: body.length) { writer in
+                loop.makeFutureWithTask {
+                    try await RequestBodyPump.pump(body, into: writer, threadPool: threadPool)
+                }
+            }
+        }
+        return try HTTPClient.Request(
+            url: request.url,
+            method: HTTPMethod(rawValue: request.method.uppercased()),
+            headers: headers,
+            body: body
+        )
+    }
+
+    private static func headerDictionary(_ headers: HTTPHeaders) -> [String: String] {
+        var fields = [String: String](minimumCapacity: headers.count)
+        for (name, value) in headers {
+            if let existing = fields[name] {
+                fields[name] = existing + ", " + value
+            } else {
+                fields[name] = value
+            }
+        }
+        return fields
+    }
+}
+
+/// The engine's backpressured body, as `Data` chunks with errors mapped to `URLError`.
+private struct EngineBody: AsyncSequence, Sendable {
+    let producer: StreamingResponseDelegate.BodyProducer
+    let url: URL
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(base: producer.makeAsyncIterator(), url: url)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var base: StreamingResponseDelegate.BodyProducer.AsyncIterator
+        let url: URL
+
+        mutating func next() async throws -> Data? {
+            do {
+                guard let buffer = try await base.next() else { return nil }
+                return Data(buffer: buffer, byteTransferStrategy: .automatic)
+            } catch {
+                throw TransportError.urlError(for: error, url: url)
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request/response exchange on the wire.
+///
+/// A transport sends exactly the request it is given: it never follows redirects, never answers
+/// authentication challenges and never stores cookies (the exchange above it does all three, so
+/// its hooks see every hop). It streams bodies both ways with backpressure, reports request body
+/// bytes as the socket accepts them, honours Swift task cancellation at every moment, and surfaces
+/// failures as `URLError` with the failing URL attached.
+///
+/// ``AsyncHTTPClientTransport`` is the default implementation.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns as soon as the response head has arrived.
+    ///
+    /// The returned body must be consumed (or dropped, which cancels the request). Cancelling the
+    /// calling task before the head arrives cancels the request and throws `URLError(.cancelled)`.
+    func send(_ request: TransportRequest) async throws -> TransportResponse
+
+    /// Cancels every request in flight and releases the engine's connections and threads.
+    /// The transport cannot be used afterwards.
+    func shutdown() async throws
+}
+
+/// A request as a transport sends it: already resolved, with its final headers and body.
+public struct TransportRequest: Sendable {
+    /// The absolute `http` or `https` URL.
+    public var url: URL
+    /// The HTTP method, for example `"GET"`.
+    public var method: String
+    /// The header fields in the order they are sent. Names are case-insensitive.
+    public var headers: [(name: String, value: String)]
+    /// The body, or `nil` for none.
+    public var body: RequestBody?
+    /// The idle timeout: the request fails with `URLError(.timedOut)` when no byte moves in either
+    /// direction (including while connecting) for this many seconds. Zero or less means no timeout.
+    public var timeoutInterval: TimeInterval
+    /// Called with the number of request body bytes the socket has just accepted.
+    /// Called on an engine thread; keep it cheap.
+    public var didSendBodyBytes: (@Sendable (Int64) -> Void)?
+
+    /// Creates a transport request.
+    /// - Parameters:
+    ///   - url: The absolute `http` or `https` URL.
+    ///   - method: The HTTP method. Default `"GET"`.
+    ///   - headers: The header fields. Default none.
+    ///   - body: The body. Default `nil`.
+    ///   - timeoutInterval: The idle timeout in seconds. Default 60.
+    ///   - didSendBodyBytes: Upload progress callback. Default `nil`.
+    public init(
+        url: URL,
+        method: String = "GET",
+        headers: [(name: String, value: String)] = [],
+        body: RequestBody? = nil,
+        timeoutInterval: TimeInterval = 60,
+        didSendBodyBytes: (@Sendable (Int64) -> Void)? = nil
+    ) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.timeoutInterval = timeoutInterval
+        self.didSendBodyBytes = didSendBodyBytes
+    }
+}
+
+/// A response head and its streaming body, as a transport returns them.
+public struct TransportResponse: Sendable {
+    /// The status line and header fields.
+    public let head: HTTPURLResponse
+    /// The header fields as received, in order and with repeats (for example several
+    /// `Set-Cookie` fields, which `HTTPURLResponse` would join with commas).
+    public let headerFields: [(name: String, value: String)]
+    /// The body bytes, streamed with backpressure: while nobody asks for the next chunk, the
+    /// engine stops reading from the socket.
+    public let body: ResponseBodyStream
+
+    /// Creates a transport response.
+    public init(head: HTTPURLResponse, headerFields: [(name: String, value: String)], body: ResponseBodyStream) {
+        self.head = head
+        self.headerFields = headerFields
+        self.body = body
+    }
+}

@@ -1,0 +1,162 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOPosix
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Feeds a ``RequestBody`` to AsyncHTTPClient's stream writer.
+///
+/// Each chunk is produced only after the writer has accepted the previous one, and the writer
+/// holds its future while the channel is not writable, so the producer never runs ahead of the
+/// socket by more than one chunk plus the channel's write buffer. Blocking reads (files, input
+/// streams) run on NIO's thread pool, never on an event loop.
+enum RequestBodyPump {
+    /// The size of each chunk read from a file or a stream, and of each slice of in-memory data.
+    static let chunkSize = 256 * 1024
+
+    /// Writes the whole body, in order, then returns.
+    static func pump(
+        _ body: RequestBody,
+        into writer: HTTPClient.Body.StreamWriter,
+        threadPool: NIOThreadPool
+    ) async throws {
+        switch body.source {
+        case .data(let data):
+            var offset = data.startIndex
+            while offset < data.endIndex {
+                let end = min(offset + chunkSize, data.endIndex)
+                try await writer.write(.byteBuffer(ByteBuffer(bytes: data[offset..<end]))).get()
+                offset = end
+            }
+        case .file(let url):
+            try await pumpBlocking(try FileChunkReader(url: url), into: writer, threadPool: threadPool)
+        case .inputStream(let makeStream):
+            try await pumpBlocking(InputStreamChunkReader(try makeStream()), into: writer, threadPool: threadPool)
+        case .producer(let produce):
+            try await produce { chunk in
+                guard !chunk.isEmpty else { return }
+                try await writer.write(.byteBuffer(ByteBuffer(data: chunk))).get()
+            }
+        }
+    }
+
+    private static func pumpBlocking(
+        _ reader: some BlockingChunkReader,
+        into writer: HTTPClient.Body.StreamWriter,
+        threadPool: NIOThreadPool
+    ) async throws {
+        defer { reader.close() }
+        while true {
+            let chunk = try await threadPool.runIfActive { try reader.readChunk(maxLength: chunkSize) }
+            guard let chunk else { return }
+            try await writer.write(.byteBuffer(chunk)).get()
+        }
+    }
+}
+
+/// A source read with blocking calls, one chunk at a time, from one thread at a time.
+protocol BlockingChunkReader: Sendable {
+    /// The next chunk, or `nil` at the end.
+    func readChunk(maxLength: Int) throws -> ByteBuffer?
+    /// Releases the source.
+    func close()
+}
+
+/// Reads a file with `read(2)` straight into a `ByteBuffer`.
+final class FileChunkReader: BlockingChunkReader {
+    private let descriptor: Mutex<Int32>
+    private let url: URL
+
+    init(url: URL) throws {
+        _ = try FileBodyInfo.length(of: url)
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw URLError(.noPermissionsToReadFile, userInfo: [NSURLErrorFailingURLErrorKey: url])
+        }
+        self.url = url
+        self.descriptor = Mutex(fd)
+    }
+
+    func readChunk(maxLength: Int) throws -> ByteBuffer? {
+        try descriptor.withLock { fd in
+            guard fd >= 0 else { return nil }
+            var failed = false
+            var buffer = ByteBufferAllocator().buffer(capacity: maxLength)
+            let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: maxLength) { pointer in
+                var result: Int
+                repeat {
+                    result = read(fd, pointer.baseAddress, maxLength)
+                } while result < 0 && errno == EINTR
+                failed = result < 0
+                return max(result, 0)
+            }
+            if failed {
+                throw URLError(.cannotOpenFile, userInfo: [
+                    NSURLErrorFailingURLErrorKey: url,
+                    NSLocalizedDescriptionKey: "Reading the request body file failed (errno \(errno)).",
+                ])
+            }
+            return count == 0 ? nil : buffer
+        }
+    }
+
+    func close() {
+        descriptor.withLock { fd in
+            if fd >= 0 { closeDescriptor(fd) }
+            fd = -1
+        }
+    }
+
+    deinit { close() }
+}
+
+/// Reads an `InputStream` (opened on first read, closed at the end).
+final class InputStreamChunkReader: BlockingChunkReader {
+    // `InputStream` is not Sendable: the Mutex confines it, and the pump reads one chunk at a time.
+    private let stream: Mutex<(stream: InputStream, opened: Bool)>
+
+    init(_ stream: InputStream) {
+        self.stream = Mutex((stream, false))
+    }
+
+    func readChunk(maxLength: Int) throws -> ByteBuffer? {
+        try stream.withLock { state in
+            if !state.opened {
+                state.stream.open()
+                state.opened = true
+            }
+            var buffer = ByteBufferAllocator().buffer(capacity: maxLength)
+            var failed = false
+            let count = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: maxLength) { pointer in
+                guard let base = pointer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
+                let result = state.stream.read(base, maxLength: maxLength)
+                failed = result < 0
+                return max(result, 0)
+            }
+            if failed {
+                let reason = state.stream.streamError.map { "\($0)" } ?? "unknown error"
+                throw URLError(.cannotDecodeRawData, userInfo: [NSLocalizedDescriptionKey: "The request body stream failed: \(reason)"])
+            }
+            return count == 0 ? nil : buffer
+        }
+    }
+
+    func close() {
+        stream.withLock { $0.stream.close() }
+    }
+}
+
+/// Closes a file descriptor, whatever the platform's C library is called.
+func closeDescriptor(_ fd: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(fd)
+    #elseif canImport(Darwin)
+    _ = Darwin.close(fd)
+    #endif
+}

@@ -1,0 +1,134 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Maps SwiftNIO and AsyncHTTPClient failures to the `URLError` a URLSession user expects,
+/// with the failing URL and the engine's own error attached.
+enum TransportError {
+    /// The `URLError` for `error`, which happened while talking to `url`.
+    static func urlError(for error: any Error, url: URL) -> URLError {
+        if var urlError = error as? URLError {
+            if urlError.failingURL == nil {
+                urlError = URLError(urlError.code, userInfo: userInfo(url: url, underlying: urlError, message: urlError.localizedDescription))
+            }
+            return urlError
+        }
+        let (code, message) = classify(error)
+        return URLError(code, userInfo: userInfo(url: url, underlying: error, message: message))
+    }
+
+    private static func userInfo(url: URL, underlying: any Error, message: String) -> [String: Any] {
+        [
+            NSURLErrorFailingURLErrorKey: url,
+            NSURLErrorFailingURLStringErrorKey: url.absoluteString,
+            NSUnderlyingErrorKey: underlying,
+            NSLocalizedDescriptionKey: "\(message) (\(url.absoluteString))",
+        ]
+    }
+
+    /// The URLError code and a one-line message for an engine error.
+    static func classify(_ error: any Error) -> (URLError.Code, String) {
+        if error is CancellationError { return (.cancelled, "The request was cancelled.") }
+        if let error = error as? HTTPClientError { return classify(error) }
+        if let error = error as? NIOConnectionError { return classify(error) }
+        if let error = error as? IOError { return classify(errno: error.errnoCode, error) }
+        if let error = error as? ChannelError { return classify(error) }
+        if let error = error as? NIOSSLError { return classify(error) }
+        if let error = error as? HTTPParserError {
+            if case .invalidEOFState = error {
+                return (.networkConnectionLost, "The server closed the connection before the response was complete.")
+            }
+            return (.badServerResponse, "The server's response could not be parsed: \(error).")
+        }
+        if let error = error as? SocketAddressError {
+            return (.cannotFindHost, "The host name could not be resolved: \(error).")
+        }
+        if let error = error as? NIOSSLExtraError {
+            return (.secureConnectionFailed, "TLS failed: \(error).")
+        }
+        return (.unknown, "The request failed: \(error).")
+    }
+
+    private static func classify(_ error: HTTPClientError) -> (URLError.Code, String) {
+        switch error {
+        case .cancelled, .requestStreamCancelled:
+            return (.cancelled, "The request was cancelled.")
+        case .connectTimeout, .readTimeout, .writeTimeout, .deadlineExceeded, .tlsHandshakeTimeout,
+             .getConnectionFromPoolTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+            return (.timedOut, "The request timed out.")
+        case .remoteConnectionClosed, .uncleanShutdown:
+            return (.networkConnectionLost, "The network connection was lost.")
+        case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath:
+            return (.badURL, "The URL is not valid.")
+        case .bodyLengthMismatch:
+            return (.networkConnectionLost, "The body length did not match its Content-Length.")
+        case .invalidHeaderFieldNames, .invalidHeaderFieldValues, .incompatibleHeaders, .traceRequestWithBody:
+            return (.badURL, "The request is not valid: \(error).")
+        case .serverOfferedUnsupportedApplicationProtocol:
+            return (.secureConnectionFailed, "The server offered an unsupported application protocol.")
+        case .proxyAuthenticationRequired:
+            return (.userAuthenticationRequired, "The proxy requires authentication.")
+        case .alreadyShutdown:
+            return (.cancelled, "The transport has been shut down.")
+        default:
+            return (.unknown, "The request failed: \(error).")
+        }
+    }
+
+    private static func classify(_ error: NIOConnectionError) -> (URLError.Code, String) {
+        if let failure = error.connectionErrors.first {
+            return classify(failure.error)
+        }
+        if error.dnsAError != nil || error.dnsAAAAError != nil {
+            return (.cannotFindHost, "The host \(error.host) could not be found.")
+        }
+        return (.cannotConnectToHost, "Could not connect to \(error.host):\(error.port).")
+    }
+
+    private static func classify(errno code: Int32, _ error: IOError) -> (URLError.Code, String) {
+        switch code {
+        case ECONNREFUSED:
+            return (.cannotConnectToHost, "The server refused the connection.")
+        case ENETUNREACH, EHOSTUNREACH, EADDRNOTAVAIL:
+            return (.cannotConnectToHost, "The host is unreachable.")
+        case ETIMEDOUT:
+            return (.timedOut, "The connection timed out.")
+        case ECONNRESET, EPIPE, ECONNABORTED:
+            return (.networkConnectionLost, "The network connection was lost.")
+        default:
+            return (.cannotConnectToHost, "The connection failed: \(error).")
+        }
+    }
+
+    private static func classify(_ error: ChannelError) -> (URLError.Code, String) {
+        switch error {
+        case .connectTimeout:
+            return (.timedOut, "The connection timed out.")
+        case .eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed:
+            return (.networkConnectionLost, "The network connection was lost.")
+        default:
+            return (.networkConnectionLost, "The connection failed: \(error).")
+        }
+    }
+
+    private static func classify(_ error: NIOSSLError) -> (URLError.Code, String) {
+        switch error {
+        case .handshakeFailed(let sslError):
+            let text = "\(sslError)"
+            if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
+                return (.serverCertificateUntrusted, "The server's certificate is not trusted: \(text).")
+            }
+            return (.secureConnectionFailed, "The TLS handshake failed: \(text).")
+        case .uncleanShutdown:
+            return (.networkConnectionLost, "The TLS connection was closed uncleanly.")
+        default:
+            return (.secureConnectionFailed, "TLS failed: \(error).")
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Hummingbird
+
+/// Records every request in a ``RequestLog`` before it is routed.
+struct RequestLogMiddleware: RouterMiddleware {
+    typealias Context = ServerContext
+
+    let log: RequestLog
+
+    func handle(
+        _ request: Request,
+        context: ServerContext,
+        next: (Request, ServerContext) async throws -> Response
+    ) async throws -> Response {
+        var headers: [RecordedRequest.Header] = []
+        if let authority = request.head.authority, request.headers[.host] == nil {
+            headers.append(.init(name: "host", value: authority))
+        }
+        for field in request.headers {
+            headers.append(.init(name: field.name.canonicalName, value: field.value))
+        }
+        log.append(RecordedRequest(method: request.method.rawValue, target: request.target, headers: headers))
+        return try await next(request, context)
+    }
+}

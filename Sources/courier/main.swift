@@ -1,0 +1,3 @@
+import Courier
+import CourierTestServer
+print(CourierVersion.string)
