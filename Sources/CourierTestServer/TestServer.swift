@@ -74,7 +74,7 @@ public final class TestServer: Sendable {
 
     private static func launch(host: String, port: Int, logLevel: Logger.Level) async throws -> TestServer {
         var logger = Logger(label: "CourierTestServer")
-        logger.logLevel = ProcessInfo.processInfo.environment["COURIER_TEST_SERVER_LOG"].flatMap(Logger.Level.init) ?? logLevel
+        logger.logLevel = ProcessInfo.processInfo.environment["COURIER_TEST_SERVER_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? logLevel
         let log = RequestLog()
         let environment = RouteEnvironment(scheme: "http", digestNonces: DigestNonceStore())
         let router = RouteTable.makeRouter(environment: environment, log: log)

@@ -1,3 +1,2 @@
 import Courier
-import CourierTestServer
-print(CourierVersion.string)
+print("courier")

@@ -50,31 +50,31 @@ public final class NetworkReachabilityManager: Sendable {
     /// A manager for an IPv4 socket address (the port is ignored). `0.0.0.0` means the IPv4
     /// network in general.
     public convenience init(address: sockaddr_in) {
-        self.init(target: .address(IPAddress(sockaddrIn: address.sin_addr)))
+        self.init(target: .address(ReachabilityAddress(sockaddrIn: address.sin_addr)))
     }
 
     /// A manager for an IPv6 socket address (the port is ignored). `::` means the IPv6 network
     /// in general.
     public convenience init(address: sockaddr_in6) {
-        self.init(target: .address(IPAddress(sockaddrIn6: address.sin6_addr)))
+        self.init(target: .address(ReachabilityAddress(sockaddrIn6: address.sin6_addr)))
     }
 
     /// A manager for an address written as an IPv4 dotted quad or an IPv6 literal, e.g.
     /// `"10.0.0.1"` or `"fe80::1"`. Nil when `host` is neither (use ``init(domain:)`` for names).
     public convenience init?(host: String) {
-        guard let address = IPAddress(host) else { return nil }
+        guard let address = ReachabilityAddress(host) else { return nil }
         self.init(target: .address(address))
     }
 
     /// The designated initializer. `namespacePath` (Linux only, for tests) watches another
     /// network namespace; `resolver` replaces `getaddrinfo` for domain targets.
-    init(target: ReachabilityTarget, resolver: HostResolver = .system, namespacePath: String? = nil) {
+    init(target: ReachabilityTarget, resolver: ReachabilityHostResolver = .system, namespacePath: String? = nil) {
         #if os(Linux)
         monitor = NetlinkReachabilityMonitor(target: target, resolver: resolver, namespacePath: namespacePath)
         #elseif canImport(SystemConfiguration)
         monitor = SystemConfigurationMonitor(target: target)
         #else
-        #error("NetworkReachabilityManager needs netlink (Linux) or SystemConfiguration")
+        monitor = UnavailableReachabilityMonitor()
         #endif
     }
 
@@ -96,7 +96,8 @@ public final class NetworkReachabilityManager: Sendable {
     public var localizedNetworkReachabilityStatusString: String { networkReachabilityStatus.localizedDescription }
 
     /// Starts watching the system; the first status follows at once. Calling it while
-    /// monitoring does nothing.
+    /// monitoring does nothing. If the system refuses a netlink socket (some sandboxes do), the
+    /// status stays ``NetworkReachabilityStatus/unknown`` and a later call tries again.
     public func startMonitoring() {
         monitor.start { [weak self] status in self?.update(status) }
     }
@@ -113,13 +114,18 @@ public final class NetworkReachabilityManager: Sendable {
     }
 
     private func update(_ status: NetworkReachabilityStatus) {
-        let block: (@Sendable (NetworkReachabilityStatus) -> Void)?? = state.withLock { state in
-            guard state.status != status else { return .none }
+        var changed = false
+        let changeBlock = state.withLock { state -> (@Sendable (NetworkReachabilityStatus) -> Void)? in
+            guard state.status != status else { return nil }
             state.status = status
-            return .some(state.changeBlock)
+            changed = true
+            return state.changeBlock
         }
-        guard case .some(let changeBlock) = block else { return }
-        DispatchQueue.main.async {
+        guard changed else { return }
+        // Weak: a manager released before the main queue gets here reports nothing more, and
+        // its socket is not kept open by a pending report.
+        DispatchQueue.main.async { [weak self] in
+            guard let self else { return }
             changeBlock?(status)
             NotificationCenter.default.post(
                 name: .courierReachabilityDidChange, object: self, userInfo: [Self.statusUserInfoKey: status])

@@ -55,7 +55,7 @@ final class IdleTimeoutWatchdog: Sendable {
     }
 
     private func schedule(at deadline: NIODeadline) {
-        let task = eventLoop.scheduleTask(deadline: deadline) { [weak self] in self?.check() }
+        let task = eventLoop.scheduleTask(deadline: deadline) { [weak self] () -> Void in self?.check() }
         let stale = state.withLock { state -> Bool in
             if state.finished { return true }
             state.scheduled = task

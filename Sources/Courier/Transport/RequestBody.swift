@@ -52,7 +52,7 @@ public struct RequestBody: Sendable {
     /// - Parameters:
     ///   - stream: The stream, not yet opened.
     ///   - length: Its exact length, or `nil` to send it chunked. Default `nil`.
-    public static func inputStream(_ stream: InputStream, length: Int64? = nil) -> RequestBody {
+    public static func inputStream(_ stream: sending InputStream, length: Int64? = nil) -> RequestBody {
         let once = OneShotStream(stream)
         return RequestBody(source: .inputStream({ try once.take() }), length: length)
     }
@@ -93,7 +93,7 @@ public struct RequestBody: Sendable {
 private final class OneShotStream: Sendable {
     private let stream: Mutex<InputStream?>
 
-    init(_ stream: InputStream) {
+    init(_ stream: sending InputStream) {
         self.stream = Mutex(stream)
     }
 

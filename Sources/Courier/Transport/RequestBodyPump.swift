@@ -121,7 +121,7 @@ final class InputStreamChunkReader: BlockingChunkReader {
     // `InputStream` is not Sendable: the Mutex confines it, and the pump reads one chunk at a time.
     private let stream: Mutex<(stream: InputStream, opened: Bool)>
 
-    init(_ stream: InputStream) {
+    init(_ stream: sending InputStream) {
         self.stream = Mutex((stream, false))
     }
 

@@ -26,7 +26,6 @@ enum TransportError {
     private static func userInfo(url: URL, underlying: any Error, message: String) -> [String: Any] {
         [
             NSURLErrorFailingURLErrorKey: url,
-            NSURLErrorFailingURLStringErrorKey: url.absoluteString,
             NSUnderlyingErrorKey: underlying,
             NSLocalizedDescriptionKey: "\(message) (\(url.absoluteString))",
         ]
@@ -68,10 +67,8 @@ enum TransportError {
             return (.badURL, "The URL is not valid.")
         case .bodyLengthMismatch:
             return (.networkConnectionLost, "The body length did not match its Content-Length.")
-        case .invalidHeaderFieldNames, .invalidHeaderFieldValues, .incompatibleHeaders, .traceRequestWithBody:
+        case .traceRequestWithBody:
             return (.badURL, "The request is not valid: \(error).")
-        case .serverOfferedUnsupportedApplicationProtocol:
-            return (.secureConnectionFailed, "The server offered an unsupported application protocol.")
         case .proxyAuthenticationRequired:
             return (.userAuthenticationRequired, "The proxy requires authentication.")
         case .alreadyShutdown:

@@ -154,23 +154,25 @@ public enum CertificateFactory {
         issuerPublicKey: Certificate.PublicKey,
         isSelfSigned: Bool
     ) throws -> Certificate.Extensions {
-        var extensions = Certificate.Extensions()
+        var extensions: [Certificate.Extension]
         switch role {
         case .certificateAuthority:
-            try extensions.append(Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil)).makeCertificateExtension())
-            try extensions.append(Critical(KeyUsage(digitalSignature: true, keyCertSign: true, cRLSign: true)).makeCertificateExtension())
+            extensions = [
+                try Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil)).makeCertificateExtension(),
+                try Critical(KeyUsage(digitalSignature: true, keyCertSign: true, cRLSign: true)).makeCertificateExtension(),
+            ]
         case .server(let alternativeNames):
-            try extensions.append(contentsOf: endEntityExtensions(usage: .serverAuth, subjectPublicKey: subjectPublicKey, isSelfSigned: isSelfSigned))
+            extensions = try endEntityExtensions(usage: .serverAuth, subjectPublicKey: subjectPublicKey, isSelfSigned: isSelfSigned)
             if !alternativeNames.isEmpty {
-                try extensions.append(SubjectAlternativeNames(alternativeNames).makeCertificateExtension())
+                extensions.append(try SubjectAlternativeNames(alternativeNames).makeCertificateExtension())
             }
         case .client:
-            try extensions.append(contentsOf: endEntityExtensions(usage: .clientAuth, subjectPublicKey: subjectPublicKey, isSelfSigned: isSelfSigned))
+            extensions = try endEntityExtensions(usage: .clientAuth, subjectPublicKey: subjectPublicKey, isSelfSigned: isSelfSigned)
         }
-        try extensions.append(SubjectKeyIdentifier(hash: subjectPublicKey).makeCertificateExtension())
         let authorityKeyIdentifier = SubjectKeyIdentifier(hash: issuerPublicKey).keyIdentifier
-        try extensions.append(AuthorityKeyIdentifier(keyIdentifier: authorityKeyIdentifier).makeCertificateExtension())
-        return extensions
+        extensions.append(try SubjectKeyIdentifier(hash: subjectPublicKey).makeCertificateExtension())
+        extensions.append(try AuthorityKeyIdentifier(keyIdentifier: authorityKeyIdentifier).makeCertificateExtension())
+        return try Certificate.Extensions(extensions)
     }
 
     /// Basic constraints (not a CA), key usage and extended key usage of a server or client certificate.

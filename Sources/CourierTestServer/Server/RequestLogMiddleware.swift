@@ -12,7 +12,8 @@ struct RequestLogMiddleware: RouterMiddleware {
         next: (Request, ServerContext) async throws -> Response
     ) async throws -> Response {
         var headers: [RecordedRequest.Header] = []
-        if let authority = request.head.authority, request.headers[.host] == nil {
+        // HTTP/1.1's Host header arrives as the authority, as HTTP/2's :authority does.
+        if let authority = request.head.authority {
             headers.append(.init(name: "host", value: authority))
         }
         for field in request.headers {

@@ -14,9 +14,9 @@ struct RouteEnvironment: Sendable {
 }
 
 extension Request {
-    /// `Host` for HTTP/1.1, `:authority` for HTTP/2.
+    /// `Host` for HTTP/1.1, `:authority` for HTTP/2 (both arrive as the authority).
     var hostHeader: String? {
-        head.authority ?? headers[.host]
+        head.authority
     }
 
     /// The request target (path and query) as sent.

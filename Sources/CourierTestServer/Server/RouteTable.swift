@@ -6,6 +6,16 @@ enum RouteTable {
         let router = Router(context: ServerContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestLogMiddleware(log: log))
         EchoRoutes.register(on: router, environment: environment)
+        BasicAuthRoutes.register(on: router)
+        DigestAuthRoutes.register(on: router, environment: environment)
+        StatusRoutes.register(on: router)
+        RedirectRoutes.register(on: router, environment: environment)
+        BytesRoutes.register(on: router, environment: environment)
+        RangeRoutes.register(on: router)
+        CookieRoutes.register(on: router)
+        CachingRoutes.register(on: router, environment: environment)
+        FormatRoutes.register(on: router)
+        UploadRoutes.register(on: router)
         return router
     }
 }

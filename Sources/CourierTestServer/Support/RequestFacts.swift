@@ -40,7 +40,7 @@ struct RequestFacts {
         func add(_ name: String, _ value: String) {
             values[titleCase(name), default: []].append(value)
         }
-        if let authority = request.head.authority, request.headers[.host] == nil {
+        if let authority = request.head.authority {
             add("host", authority)
         }
         for field in request.headers {

@@ -4,29 +4,34 @@ import SystemConfiguration
 import Synchronization
 
 /// The Apple-platform monitor: `SCNetworkReachability` scheduled on a private queue.
-final class SystemConfigurationMonitor: ReachabilityMonitor {
+///
+/// `@unchecked Sendable`: the reachability reference is set once in `init` and afterwards only
+/// passed to SystemConfiguration functions, which may be called from any thread; the callback
+/// slot is behind a `Mutex`.
+final class SystemConfigurationMonitor: ReachabilityMonitor, @unchecked Sendable {
     private let reachability: SCNetworkReachability?
     private let queue = DispatchQueue(label: "Courier.reachability")
     private let report = Mutex<(@Sendable (NetworkReachabilityStatus) -> Void)?>(nil)
 
     init(target: ReachabilityTarget) {
+        let address: ReachabilityAddress
         switch target {
         case .domain(let host):
             reachability = SCNetworkReachabilityCreateWithName(nil, host)
-        case .address(let address):
-            reachability = Self.socketAddress(address).withUnsafeBytes { raw in
-                raw.baseAddress.flatMap { SCNetworkReachabilityCreateWithAddress(nil, $0.assumingMemoryBound(to: sockaddr.self)) }
-            }
+            return
+        case .address(let specific):
+            address = specific
         case .anyNetwork:
-            reachability = Self.socketAddress(IPAddress(family: .v4, bytes: [0, 0, 0, 0]) ?? IPAddress(sockaddrIn: in_addr())).withUnsafeBytes { raw in
-                raw.baseAddress.flatMap { SCNetworkReachabilityCreateWithAddress(nil, $0.assumingMemoryBound(to: sockaddr.self)) }
-            }
+            address = ReachabilityAddress(sockaddrIn: in_addr())
+        }
+        reachability = Self.socketAddress(address).withUnsafeBytes { raw in
+            raw.baseAddress.flatMap { SCNetworkReachabilityCreateWithAddress(nil, $0.assumingMemoryBound(to: sockaddr.self)) }
         }
     }
 
     deinit { stop() }
 
-    private static func socketAddress(_ address: IPAddress) -> [UInt8] {
+    private static func socketAddress(_ address: ReachabilityAddress) -> [UInt8] {
         switch address.family {
         case .v4:
             var value = sockaddr_in()
@@ -55,9 +60,10 @@ final class SystemConfigurationMonitor: ReachabilityMonitor {
 
     func start(reporting report: @escaping @Sendable (NetworkReachabilityStatus) -> Void) {
         guard let reachability else { return report(.notReachable) }
-        let alreadyRunning = self.report.withLock { current in
-            defer { current = report }
-            return current != nil
+        let alreadyRunning = self.report.withLock { current -> Bool in
+            if current != nil { return true }
+            current = report
+            return false
         }
         guard !alreadyRunning else { return }
         var context = SCNetworkReachabilityContext(

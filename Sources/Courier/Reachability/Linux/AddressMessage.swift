@@ -9,8 +9,8 @@ struct AddressMessage: Sendable, Equatable {
     var attributes: [NetlinkAttribute]
 
     /// The `RTM_GETADDR` dump request for every address of one family.
-    static func dump(family: IPAddress.Family, sequence: UInt32) -> NetlinkMessage {
-        var writer = ByteWriter()
+    static func dump(family: ReachabilityAddress.Family, sequence: UInt32) -> NetlinkMessage {
+        var writer = NetlinkByteWriter()
         writer.write(UInt8(family.addressFamily))
         writer.write([0, 0, 0])  // prefixlen, flags, scope
         writer.write(UInt32(0))  // ifa_index
@@ -22,7 +22,7 @@ struct AddressMessage: Sendable, Equatable {
     /// Decodes an `RTM_NEWADDR` message.
     init(_ message: NetlinkMessage) throws(NetlinkParseError) {
         guard message.type == Netlink.MessageType.newAddress else { throw .unexpectedType(message.type) }
-        let reader = ByteReader(message.payload[...])
+        let reader = NetlinkByteReader(message.payload[...])
         guard let family = reader.read(UInt8.self, at: 0),
               let prefix = reader.read(UInt8.self, at: 1),
               let index = reader.read(UInt32.self, at: 4),
@@ -35,10 +35,10 @@ struct AddressMessage: Sendable, Equatable {
     }
 
     /// `IFA_LOCAL` when present (point-to-point links), else `IFA_ADDRESS`.
-    var address: IPAddress? {
+    var address: ReachabilityAddress? {
         let raw = attributes.value(of: Netlink.AddressAttribute.local) ?? attributes.value(of: Netlink.AddressAttribute.address)
         guard let raw else { return nil }
-        return IPAddress(family: raw.count == 4 ? .v4 : .v6, bytes: raw)
+        return ReachabilityAddress(family: raw.count == 4 ? .v4 : .v6, bytes: raw)
     }
 }
 #endif

@@ -10,7 +10,7 @@ struct LinkMessage: Sendable, Equatable {
 
     /// The `RTM_GETLINK` request for one interface index.
     static func lookup(index: Int32, sequence: UInt32) -> NetlinkMessage {
-        var writer = ByteWriter()
+        var writer = NetlinkByteWriter()
         writer.write(UInt8(0))  // ifi_family AF_UNSPEC
         writer.write(UInt8(0))  // padding
         writer.write(UInt16(0))  // ifi_type
@@ -23,7 +23,7 @@ struct LinkMessage: Sendable, Equatable {
     /// Decodes an `RTM_NEWLINK` message.
     init(_ message: NetlinkMessage) throws(NetlinkParseError) {
         guard message.type == Netlink.MessageType.newLink else { throw .unexpectedType(message.type) }
-        let reader = ByteReader(message.payload[...])
+        let reader = NetlinkByteReader(message.payload[...])
         guard let type = reader.read(UInt16.self, at: 2),
               let index = reader.read(Int32.self, at: 4),
               let flags = reader.read(UInt32.self, at: 8),

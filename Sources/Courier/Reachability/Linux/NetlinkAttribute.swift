@@ -8,7 +8,7 @@ struct NetlinkAttribute: Sendable, Equatable {
 
     /// The wire form, padded to four bytes.
     var encoded: [UInt8] {
-        var writer = ByteWriter()
+        var writer = NetlinkByteWriter()
         writer.write(UInt16(NetlinkAttribute.headerSize + value.count))
         writer.write(type)
         writer.write(value)
@@ -21,7 +21,7 @@ struct NetlinkAttribute: Sendable, Equatable {
         var attributes: [NetlinkAttribute] = []
         var offset = 0
         while bytes.count - offset >= headerSize {
-            let reader = ByteReader(bytes.dropFirst(offset))
+            let reader = NetlinkByteReader(bytes.dropFirst(offset))
             guard let length = reader.read(UInt16.self, at: 0).map(Int.init),
                   let type = reader.read(UInt16.self, at: 2)
             else { throw .truncated }
@@ -41,7 +41,7 @@ extension Array where Element == NetlinkAttribute {
 
     /// The first attribute of `type` read as a host-order `UInt32`.
     func uint32(of type: UInt16) -> UInt32? {
-        value(of: type).flatMap { ByteReader($0[...]).read(UInt32.self, at: 0) }
+        value(of: type).flatMap { NetlinkByteReader($0[...]).read(UInt32.self, at: 0) }
     }
 }
 #endif

@@ -19,7 +19,7 @@ struct NetlinkMessage: Sendable, Equatable {
 
     /// The wire form: header with `nlmsg_len`, then the payload, padded to four bytes.
     var encoded: [UInt8] {
-        var writer = ByteWriter()
+        var writer = NetlinkByteWriter()
         writer.write(UInt32(NetlinkMessage.headerSize + payload.count))
         writer.write(type)
         writer.write(flags)
@@ -35,7 +35,7 @@ struct NetlinkMessage: Sendable, Equatable {
         var messages: [NetlinkMessage] = []
         var offset = 0
         while buffer.count - offset >= headerSize {
-            let reader = ByteReader(buffer[offset...])
+            let reader = NetlinkByteReader(buffer[offset...])
             guard let length = reader.read(UInt32.self, at: 0).map(Int.init),
                   let type = reader.read(UInt16.self, at: 4),
                   let flags = reader.read(UInt16.self, at: 6),
@@ -54,7 +54,7 @@ struct NetlinkMessage: Sendable, Equatable {
     /// For an `NLMSG_ERROR` message: the (non-positive) error code, `0` being an acknowledgement.
     func errorCode() throws(NetlinkParseError) -> Int32 {
         guard type == Netlink.MessageType.error else { throw .unexpectedType(type) }
-        guard let code = ByteReader(payload[...]).read(Int32.self, at: 0) else { throw .truncated }
+        guard let code = NetlinkByteReader(payload[...]).read(Int32.self, at: 0) else { throw .truncated }
         return code
     }
 }

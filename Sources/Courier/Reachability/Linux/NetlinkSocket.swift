@@ -38,7 +38,7 @@ struct NetlinkSocket: Sendable {
 
     /// `struct sockaddr_nl` (family, padding, port 0 = let the kernel choose, groups).
     private static func socketAddress(groups: UInt32) -> [UInt8] {
-        var writer = ByteWriter()
+        var writer = NetlinkByteWriter()
         writer.write(UInt16(Netlink.addressFamily))
         writer.write(UInt16(0))
         writer.write(UInt32(0))

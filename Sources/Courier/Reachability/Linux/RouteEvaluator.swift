@@ -5,7 +5,7 @@
 struct RouteEvaluator {
     /// Stand-ins for "the network in general": documentation addresses (RFC 5737, RFC 3849) that
     /// no network routes specifically, so their lookup finds the default route if there is one.
-    static let generalProbes: [IPAddress] = [IPAddress("192.0.2.1"), IPAddress("2001:db8::1")].compactMap { $0 }
+    static let generalProbes: [ReachabilityAddress] = [ReachabilityAddress("192.0.2.1"), ReachabilityAddress("2001:db8::1")].compactMap { $0 }
 
     let socket: NetlinkSocket
     private var sequence: UInt32 = 0
@@ -13,13 +13,13 @@ struct RouteEvaluator {
     init(socket: NetlinkSocket) { self.socket = socket }
 
     /// The addresses whose routes stand for `address`.
-    static func probes(for address: IPAddress) -> [IPAddress] {
+    static func probes(for address: ReachabilityAddress) -> [ReachabilityAddress] {
         guard address.isUnspecified else { return [address] }
         return generalProbes.filter { $0.family == address.family }
     }
 
     /// The best status over `addresses`: Wi-Fi (any non-cellular) before WWAN before none.
-    mutating func status(for addresses: [IPAddress]) -> NetworkReachabilityStatus {
+    mutating func status(for addresses: [ReachabilityAddress]) -> NetworkReachabilityStatus {
         var best = NetworkReachabilityStatus.notReachable
         for address in addresses {
             switch status(for: address) {
@@ -36,7 +36,7 @@ struct RouteEvaluator {
         return sequence
     }
 
-    private mutating func status(for address: IPAddress) -> NetworkReachabilityStatus {
+    private mutating func status(for address: ReachabilityAddress) -> NetworkReachabilityStatus {
         do throws(NetlinkSocketError) {
             guard let routeReply = try socket.exchange(RouteMessage.lookup(address, sequence: nextSequence())).first else { return .notReachable }
             let route: RouteMessage

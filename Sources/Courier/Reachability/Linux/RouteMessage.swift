@@ -11,8 +11,8 @@ struct RouteMessage: Sendable, Equatable {
 
     /// The `RTM_GETROUTE` request for one destination (no packet is sent; the kernel only looks
     /// the route up).
-    static func lookup(_ destination: IPAddress, sequence: UInt32) -> NetlinkMessage {
-        var writer = ByteWriter()
+    static func lookup(_ destination: ReachabilityAddress, sequence: UInt32) -> NetlinkMessage {
+        var writer = NetlinkByteWriter()
         writer.write(UInt8(destination.family.addressFamily))
         writer.write(UInt8(destination.bytes.count * 8))  // rtm_dst_len
         writer.write([0, 0, 0, 0, 0, 0])  // src_len, tos, table, protocol, scope, type
@@ -24,7 +24,7 @@ struct RouteMessage: Sendable, Equatable {
     /// Decodes an `RTM_NEWROUTE` message.
     init(_ message: NetlinkMessage) throws(NetlinkParseError) {
         guard message.type == Netlink.MessageType.newRoute else { throw .unexpectedType(message.type) }
-        let reader = ByteReader(message.payload[...])
+        let reader = NetlinkByteReader(message.payload[...])
         guard let family = reader.read(UInt8.self, at: 0),
               let prefix = reader.read(UInt8.self, at: 1),
               let type = reader.read(UInt8.self, at: 7),

@@ -22,7 +22,9 @@ struct RequestSerializerSettings: Sendable {
         request.allowsCellularAccess = allowsCellularAccess
         request.cachePolicy = cachePolicy
         request.httpShouldHandleCookies = httpShouldHandleCookies
-        request.httpShouldUsePipelining = httpShouldUsePipelining
+        var pipelining: any PipeliningConfigurable = request
+        pipelining.httpShouldUsePipelining = httpShouldUsePipelining
+        if let configured = pipelining as? URLRequest { request = configured }
         request.networkServiceType = networkServiceType
         request.timeoutInterval = timeoutInterval
     }
@@ -41,3 +43,11 @@ struct RequestSerializerSettings: Sendable {
         return httpMethodsEncodingParametersInURI.contains { $0.uppercased() == method }
     }
 }
+
+/// Reaches `URLRequest.httpShouldUsePipelining`, which Foundation deprecated, without a
+/// deprecation warning: AFNetworking copies the setting onto every request, so Courier does too.
+private protocol PipeliningConfigurable {
+    var httpShouldUsePipelining: Bool { get set }
+}
+
+extension URLRequest: PipeliningConfigurable {}

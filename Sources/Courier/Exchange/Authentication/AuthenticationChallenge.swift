@@ -1,0 +1,142 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One scheme offered by a `WWW-Authenticate` header, with its parameters.
+public struct AuthenticationScheme: Sendable, Equatable {
+    /// The scheme name, lower-cased (`"basic"`, `"digest"`, …).
+    public let name: String
+    /// The parameters, keys lower-cased, values unquoted.
+    public let parameters: [String: String]
+
+    /// The `realm` parameter, if any.
+    public var realm: String? { parameters["realm"] }
+}
+
+/// A 401 response the exchange is deciding how to answer.
+public struct AuthenticationChallenge: Sendable {
+    /// Where the challenge comes from: host, port, scheme and realm.
+    public struct ProtectionSpace: Sendable, Hashable {
+        /// The server's host, lower-cased.
+        public let host: String
+        /// The server's port.
+        public let port: Int
+        /// `http` or `https`.
+        public let scheme: String
+        /// The realm, or `nil` when the server gave none.
+        public let realm: String?
+        /// The authentication method: `"basic"` or `"digest"`.
+        public let authenticationMethod: String
+    }
+
+    /// The scheme Courier will answer (Digest is preferred over Basic).
+    public let scheme: AuthenticationScheme
+    /// The protection space.
+    public let protectionSpace: ProtectionSpace
+    /// How many times a credential has already been sent for this challenge in this exchange.
+    public let previousFailureCount: Int
+    /// The credential that failed last time, if any.
+    public let proposedCredential: URLCredential?
+    /// The 401 response.
+    public let failureResponse: HTTPURLResponse
+    /// The request that got the 401.
+    public let request: URLRequest
+}
+
+/// What the challenge hook decides.
+public enum AuthenticationDisposition: Sendable {
+    /// Answer with this credential.
+    case useCredential(URLCredential)
+    /// Do what Courier would do without a hook: the request's credential, then the credential store.
+    case performDefaultHandling
+    /// Deliver the 401 response as the result.
+    case continueWithoutCredential
+    /// Cancel the exchange (it fails with `URLError(.cancelled)`).
+    case cancel
+}
+
+/// Parses `WWW-Authenticate` header values (RFC 9110 §11.6.1), including several challenges in
+/// one field and quoted strings with commas and escapes.
+enum ChallengeParser {
+    /// The challenges in `headers`, in order.
+    static func schemes(from headers: [String]) -> [AuthenticationScheme] {
+        headers.flatMap(schemes(in:))
+    }
+
+    private static func schemes(in header: String) -> [AuthenticationScheme] {
+        var result: [AuthenticationScheme] = []
+        var scanner = Scanner(Array(header.unicodeScalars))
+        while !scanner.isAtEnd {
+            scanner.skip(while: { $0 == " " || $0 == "," || $0 == "\t" })
+            let name = scanner.token()
+            guard !name.isEmpty else {
+                scanner.advance()
+                continue
+            }
+            var parameters: [String: String] = [:]
+            while true {
+                let mark = scanner.position
+                scanner.skip(while: { $0 == " " || $0 == "," || $0 == "\t" })
+                let key = scanner.token()
+                scanner.skip(while: { $0 == " " || $0 == "\t" })
+                guard !key.isEmpty, scanner.consume("=") else {
+                    scanner.position = mark
+                    break
+                }
+                scanner.skip(while: { $0 == " " || $0 == "\t" })
+                parameters[key.lowercased()] = scanner.peek == "\"" ? scanner.quotedString() : scanner.token()
+            }
+            result.append(AuthenticationScheme(name: name.lowercased(), parameters: parameters))
+        }
+        return result
+    }
+
+    private struct Scanner {
+        let scalars: [Unicode.Scalar]
+        var position = 0
+
+        init(_ scalars: [Unicode.Scalar]) { self.scalars = scalars }
+
+        var isAtEnd: Bool { position >= scalars.count }
+        var peek: Unicode.Scalar? { isAtEnd ? nil : scalars[position] }
+
+        mutating func advance() { position += 1 }
+
+        mutating func skip(while predicate: (Unicode.Scalar) -> Bool) {
+            while let scalar = peek, predicate(scalar) { position += 1 }
+        }
+
+        mutating func consume(_ scalar: Unicode.Scalar) -> Bool {
+            guard peek == scalar else { return false }
+            position += 1
+            return true
+        }
+
+        /// An RFC 9110 token (also accepts token68 padding `=` at the end of a value).
+        mutating func token() -> String {
+            var text = String.UnicodeScalarView()
+            while let scalar = peek, !" \t,=\"".unicodeScalars.contains(scalar) {
+                text.append(scalar)
+                position += 1
+            }
+            return String(text)
+        }
+
+        mutating func quotedString() -> String {
+            var text = String.UnicodeScalarView()
+            position += 1
+            while let scalar = peek {
+                position += 1
+                if scalar == "\"" { break }
+                if scalar == "\\", let escaped = peek {
+                    text.append(escaped)
+                    position += 1
+                } else {
+                    text.append(scalar)
+                }
+            }
+            return String(text)
+        }
+    }
+}

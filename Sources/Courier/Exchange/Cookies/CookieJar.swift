@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+
+/// Where an exchange keeps cookies between requests (RFC 6265 storage and retrieval rules).
+///
+/// Thread-safe; one jar per session. In memory only: ``SessionConfiguration``'s `.ephemeral`
+/// and `.default` both start empty.
+public final class CookieJar: Sendable {
+    private let cookies = Mutex<[CookieKey: Cookie]>([:])
+
+    private struct CookieKey: Hashable {
+        let name: String
+        let domain: String
+        let path: String
+    }
+
+    /// Creates an empty jar.
+    public init() {}
+
+    /// Every cookie that has not expired.
+    public var allCookies: [Cookie] {
+        let now = Date()
+        return cookies.withLock { Array($0.values) }.filter { !$0.isExpired(at: now) }
+    }
+
+    /// Stores the cookies a response to `url` sets; an expired one deletes its namesake.
+    /// - Parameter headers: The `Set-Cookie` header values, one per field.
+    public func store(setCookieHeaders headers: [String], for url: URL, now: Date = Date()) {
+        let parsed = headers.compactMap { SetCookieParser.cookie(from: $0, for: url, now: now) }
+        guard !parsed.isEmpty else { return }
+        cookies.withLock { jar in
+            for cookie in parsed {
+                let key = CookieKey(name: cookie.name, domain: cookie.domain, path: cookie.path)
+                if cookie.isExpired(at: now) {
+                    jar[key] = nil
+                } else {
+                    var stored = cookie
+                    if let existing = jar[key] { stored.createdAt = existing.createdAt }
+                    jar[key] = stored
+                }
+            }
+        }
+    }
+
+    /// Stores one cookie as is.
+    public func store(_ cookie: Cookie) {
+        cookies.withLock { $0[CookieKey(name: cookie.name, domain: cookie.domain, path: cookie.path)] = cookie }
+    }
+
+    /// The cookies to send to `url`, longest path first (RFC 6265 §5.4).
+    public func cookies(for url: URL, now: Date = Date()) -> [Cookie] {
+        cookies.withLock { jar in
+            jar = jar.filter { !$0.value.isExpired(at: now) }
+            return jar.values.filter { $0.matches(url, at: now) }
+        }
+        .sorted { ($0.path.count, $1.createdAt) > ($1.path.count, $0.createdAt) }
+    }
+
+    /// The `Cookie` header value for `url`, or `nil` when no cookie matches.
+    public func cookieHeader(for url: URL, now: Date = Date()) -> String? {
+        let matching = cookies(for: url, now: now)
+        guard !matching.isEmpty else { return nil }
+        return matching.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
+
+    /// Removes every cookie.
+    public func removeAll() {
+        cookies.withLock { $0.removeAll() }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// Parses `Set-Cookie` header values (RFC 6265 §5.2) into ``Cookie`` values.
+enum SetCookieParser {
+    /// The cookie a `Set-Cookie` value sets for a response to `url`, or `nil` when the value is
+    /// malformed or the server may not set it (a `Domain` the host does not belong to).
+    static func cookie(from header: String, for url: URL, now: Date = Date()) -> Cookie? {
+        guard let host = url.host?.lowercased(), !host.isEmpty else { return nil }
+        var parts = header.split(separator: ";", omittingEmptySubsequences: false)[...]
+        guard let pair = parts.popFirst(), let equals = pair.firstIndex(of: "=") else { return nil }
+        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
+        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty else { return nil }
+
+        var cookie = Cookie(name: name, value: value, domain: host, path: CookieRules.defaultPath(for: url), createdAt: now)
+        var maxAgeExpiry: Date?
+        var expiresExpiry: Date?
+        for attribute in parts {
+            let (key, attributeValue) = split(attribute)
+            switch key.lowercased() {
+            case "expires":
+                expiresExpiry = HTTPDate.parse(attributeValue)
+            case "max-age":
+                guard let seconds = Int(attributeValue) else { continue }
+                maxAgeExpiry = seconds <= 0 ? .distantPast : now.addingTimeInterval(TimeInterval(seconds))
+            case "domain":
+                var domain = attributeValue.lowercased()
+                if domain.hasPrefix(".") { domain.removeFirst() }
+                guard !domain.isEmpty else { continue }
+                guard CookieRules.domain(host, matches: domain) else { return nil }
+                cookie.domain = domain
+                cookie.isHostOnly = false
+            case "path":
+                cookie.path = attributeValue.hasPrefix("/") ? attributeValue : CookieRules.defaultPath(for: url)
+            case "secure":
+                cookie.isSecure = true
+            case "httponly":
+                cookie.isHTTPOnly = true
+            default:
+                continue
+            }
+        }
+        // Max-Age wins over Expires (§5.3 step 3).
+        cookie.expiresAt = maxAgeExpiry ?? expiresExpiry
+        return cookie
+    }
+
+    private static func split(_ attribute: Substring) -> (String, String) {
+        guard let equals = attribute.firstIndex(of: "=") else {
+            return (attribute.trimmingCharacters(in: .whitespaces), "")
+        }
+        return (
+            attribute[..<equals].trimmingCharacters(in: .whitespaces),
+            attribute[attribute.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        )
+    }
+}
+
+/// Parses the date formats HTTP servers use in `Expires` (RFC 1123, RFC 850, asctime).
+enum HTTPDate {
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz",
+        "EEE, dd-MMM-yyyy HH:mm:ss zzz",
+        "EEEE, dd-MMM-yy HH:mm:ss zzz",
+        "EEE MMM d HH:mm:ss yyyy",
+    ]
+
+    /// The date, or `nil` when no known format matches.
+    static func parse(_ text: String) -> Date? {
+        for format in formats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
+    }
+}

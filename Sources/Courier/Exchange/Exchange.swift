@@ -1,0 +1,483 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One request's whole life, shared by Courier's operations and session tasks.
+///
+/// It sends the request through its transport, follows redirects (each hop seen by the redirect
+/// hook), answers Basic and Digest challenges, keeps cookies, streams the final body into its
+/// sink with progress, pauses (stops reading, keeps the connection), and can be cancelled at any
+/// moment. Its phases live in an ``ExchangeStateMachine``; this class only performs the I/O the
+/// machine asks for.
+///
+/// ```swift
+/// let exchange = Exchange(request: URLRequest(url: url), configuration: .init(transport: transport))
+/// let result = try await exchange.result()
+/// ```
+public final class Exchange: Sendable {
+    /// The request as given.
+    public let originalRequest: URLRequest
+    /// The transport, sink and hooks.
+    public let configuration: ExchangeConfiguration
+
+    private let machine: Mutex<ExchangeStateMachine>
+    private let live: Mutex<LiveState>
+    private let gate = PauseGate()
+
+    private struct LiveState {
+        var currentRequest: URLRequest
+        var response: HTTPURLResponse?
+        var sent = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: -1)
+        var received = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: -1)
+        var task: Task<ExchangeResult, any Error>?
+        var body: ResponseBodyStream?
+    }
+
+    /// Creates an exchange; nothing is sent until ``start()`` or ``result()``.
+    public init(request: URLRequest, configuration: ExchangeConfiguration) {
+        self.originalRequest = request
+        self.configuration = configuration
+        self.machine = Mutex(ExchangeStateMachine(maximumRedirects: configuration.maximumRedirects))
+        self.live = Mutex(LiveState(currentRequest: request))
+    }
+
+    // MARK: Observing
+
+    /// The current phase.
+    public var phase: ExchangeStateMachine.Phase { machine.withLock { $0.phase } }
+    /// Whether reading is paused.
+    public var isPaused: Bool { machine.withLock { $0.isPaused } }
+    /// The request on the wire now (after redirects).
+    public var currentRequest: URLRequest { live.withLock { $0.currentRequest } }
+    /// The latest response head, once one has arrived.
+    public var response: HTTPURLResponse? { live.withLock { $0.response } }
+    /// Request body bytes sent so far, and expected.
+    public var sendProgress: TransferProgress { live.withLock { $0.sent } }
+    /// Response body bytes delivered so far, and expected.
+    public var receiveProgress: TransferProgress { live.withLock { $0.received } }
+
+    // MARK: Controlling
+
+    /// Starts the exchange on its own task. Calling it again does nothing.
+    public func start() {
+        let started = machine.withLock { $0.start() } == .sendRequest
+        guard started else { return }
+        let task = Task { [self] in
+            ExchangeNotifier.post(.courierRequestDidStart, request: originalRequest, error: nil)
+            let outcome: Result<ExchangeResult, any Error>
+            do {
+                outcome = .success(try await run())
+            } catch {
+                _ = machine.withLock { $0.fail() }
+                outcome = .failure(finalError(error))
+            }
+            if case .failure = outcome {
+                ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: outcome.failure)
+            } else if configuration.sink.isStream == false {
+                ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: nil)
+            }
+            configuration.completion?(outcome)
+            return try outcome.get()
+        }
+        live.withLock { $0.task = task }
+        // A cancel() that raced with start() found no task to cancel.
+        if phase == .cancelled { task.cancel() }
+    }
+
+    /// Starts the exchange if needed and waits for its result. Cancelling the calling task
+    /// cancels the exchange.
+    public func result() async throws -> ExchangeResult {
+        start()
+        guard let task = live.withLock({ $0.task }) else {
+            throw cancelledError()
+        }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            self.cancel()
+        }
+    }
+
+    /// Stops reading the response (the connection stays open) until ``resume()``.
+    public func pause() {
+        if machine.withLock({ $0.pause() }) != .none { gate.close() }
+    }
+
+    /// Reads again after ``pause()``.
+    public func resume() {
+        if machine.withLock({ $0.resume() }) != .none { gate.open() }
+    }
+
+    /// Cancels the exchange in whatever phase it is; it fails with `URLError(.cancelled)`.
+    public func cancel() {
+        let action = machine.withLock { $0.cancel() }
+        gate.cancel()
+        guard action == .cancelTransport else { return }
+        let (task, body) = live.withLock { ($0.task, $0.body) }
+        body?.cancel()
+        task?.cancel()
+    }
+
+    // MARK: The lifecycle
+
+    private func run() async throws -> ExchangeResult {
+        var request = originalRequest
+        var hop = HopState(body: configuration.body ?? RequestBody(request: request))
+        var attempts: [AuthenticationChallenge.ProtectionSpace: Int] = [:]
+
+        while true {
+            let response = try await configuration.transport.send(makeTransportRequest(request, hop: hop))
+            live.withLock {
+                $0.response = response.head
+                $0.currentRequest = request
+                $0.body = response.body
+            }
+            storeCookies(from: response, for: request)
+            let action = machine.withLock { $0.receivedHead(headKind(of: response.head, request: request)) }
+
+            switch action {
+            case .prepareFollowUp(.redirect):
+                if let next = await redirect(after: response.head, from: request) {
+                    try await discard(response.body)
+                    try followUp()
+                    hop.redirect(status: response.head.statusCode, method: (request.httpMethod ?? "GET").uppercased())
+                    request = next
+                    continue
+                }
+            case .prepareFollowUp(.authentication):
+                if let answer = try await authorization(for: response, request: request, attempts: &attempts) {
+                    try await discard(response.body)
+                    try followUp()
+                    hop.authorize(answer)
+                    continue
+                }
+            case .deliverBody:
+                return try await deliver(response, request: request, hop: hop)
+            default:
+                response.body.cancel()
+                throw cancelledError()
+            }
+            // The follow-up was declined: this response is the result.
+            guard machine.withLock({ $0.decline() }) == .deliverBody else {
+                response.body.cancel()
+                throw cancelledError()
+            }
+            return try await deliver(response, request: request, hop: hop)
+        }
+    }
+
+    /// What changes from one hop to the next: the body and the credential sent.
+    private struct HopState {
+        var body: RequestBody?
+        var sendsBody = true
+        var isFirst = true
+        var authorization: (header: String, credential: URLCredential, space: AuthenticationChallenge.ProtectionSpace)?
+
+        init(body: RequestBody?) {
+            self.body = body
+        }
+
+        mutating func redirect(status: Int, method: String) {
+            if RedirectRule.dropsBody(status: status, method: method) { sendsBody = false }
+            authorization = nil
+            isFirst = false
+        }
+
+        mutating func authorize(_ answer: (header: String, credential: URLCredential, space: AuthenticationChallenge.ProtectionSpace)) {
+            authorization = answer
+            isFirst = false
+        }
+    }
+
+    private func followUp() throws {
+        switch machine.withLock({ $0.follow() }) {
+        case .sendRequest:
+            return
+        case .fail(.tooManyRedirects(let limit)):
+            throw URLError(.httpTooManyRedirects, userInfo: [
+                NSURLErrorFailingURLErrorKey: currentRequest.url as Any,
+                NSLocalizedDescriptionKey: "Stopped after \(limit) redirects.",
+            ])
+        default:
+            throw cancelledError()
+        }
+    }
+
+    private func makeTransportRequest(_ request: URLRequest, hop: HopState) throws -> TransportRequest {
+        guard let url = request.url else {
+            throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "The request has no URL."])
+        }
+        var headers = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
+        if let jar = configuration.cookieJar, request.httpShouldHandleCookies, let cookies = jar.cookieHeader(for: url) {
+            headers.removeAll { $0.name.caseInsensitiveCompare("Cookie") == .orderedSame }
+            headers.append((name: "Cookie", value: cookies))
+        }
+        if let authorization = hop.authorization {
+            headers.removeAll { $0.name.caseInsensitiveCompare("Authorization") == .orderedSame }
+            headers.append((name: "Authorization", value: authorization.header))
+        }
+        let body: RequestBody? = hop.sendsBody ? try bodyForHop(hop, request: request) : nil
+        let expected: Int64 = body.map { $0.length ?? -1 } ?? 0
+        live.withLock { $0.sent = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: expected) }
+        var transportRequest = TransportRequest(
+            url: url,
+            method: request.httpMethod ?? "GET",
+            headers: headers,
+            body: body,
+            timeoutInterval: request.timeoutInterval
+        )
+        if body != nil {
+            transportRequest.didSendBodyBytes = { [weak self] count in self?.didSend(count) }
+        }
+        return transportRequest
+    }
+
+    private func bodyForHop(_ hop: HopState, request: URLRequest) throws -> RequestBody? {
+        guard let body = hop.body else { return nil }
+        guard !hop.isFirst, case .inputStream = body.source, let newBodyStream = configuration.newBodyStream else {
+            return body
+        }
+        return RequestBody(source: .inputStream({
+            guard let stream = newBodyStream(request) else { throw URLError(.requestBodyStreamExhausted) }
+            return stream
+        }), length: body.length)
+    }
+
+    private func didSend(_ count: Int64) {
+        let progress = live.withLock { state in
+            state.sent.bytesThisTime = count
+            state.sent.totalBytes += count
+            return state.sent
+        }
+        configuration.uploadProgress?(progress)
+    }
+
+    private func headKind(of response: HTTPURLResponse, request: URLRequest) -> ExchangeStateMachine.HeadKind {
+        if configuration.followsRedirects, RedirectRule.redirectStatusCodes.contains(response.statusCode) {
+            return .redirect
+        }
+        if response.statusCode == 401, response.value(forHTTPHeaderField: "WWW-Authenticate") != nil {
+            return .challenge
+        }
+        return .final
+    }
+
+    private func redirect(after response: HTTPURLResponse, from request: URLRequest) async -> URLRequest? {
+        guard let proposed = RedirectRule.nextRequest(after: response, for: request) else { return nil }
+        guard let handler = configuration.redirectHandler else { return proposed }
+        return await handler(proposed, response)
+    }
+
+    private func storeCookies(from response: TransportResponse, for request: URLRequest) {
+        guard let jar = configuration.cookieJar, request.httpShouldHandleCookies, let url = request.url else { return }
+        let values = response.headerFields.filter { $0.name.caseInsensitiveCompare("Set-Cookie") == .orderedSame }.map(\.value)
+        if !values.isEmpty { jar.store(setCookieHeaders: values, for: url) }
+    }
+
+    /// Reads and drops a body that is not the result (a redirect's or a challenge's), so the
+    /// connection can be reused; a large one is cut off by cancelling instead.
+    private func discard(_ body: ResponseBodyStream) async throws {
+        do {
+            _ = try await body.collect(upTo: 1 << 20)
+        } catch is ResponseBodyTooLargeError {
+            return
+        } catch {
+            if phase == .cancelled { throw cancelledError() }
+        }
+    }
+
+    // MARK: Authentication
+
+    private func authorization(
+        for response: TransportResponse,
+        request: URLRequest,
+        attempts: inout [AuthenticationChallenge.ProtectionSpace: Int]
+    ) async throws -> (header: String, credential: URLCredential, space: AuthenticationChallenge.ProtectionSpace)? {
+        guard let url = request.url, let host = url.host else { return nil }
+        let headers = response.headerFields.filter { $0.name.caseInsensitiveCompare("WWW-Authenticate") == .orderedSame }.map(\.value)
+        let schemes = ChallengeParser.schemes(from: headers)
+        guard let scheme = schemes.first(where: { $0.name == "digest" && DigestHash(name: $0.parameters["algorithm"] ?? "MD5") != nil })
+            ?? schemes.first(where: { $0.name == "basic" })
+        else { return nil }
+
+        let space = AuthenticationChallenge.ProtectionSpace(
+            host: host.lowercased(),
+            port: url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80),
+            scheme: url.scheme?.lowercased() ?? "http",
+            realm: scheme.realm,
+            authenticationMethod: scheme.name
+        )
+        let failures = attempts[space, default: 0]
+        guard machine.withLock({ $0.authenticationRetries }) < configuration.maximumAuthenticationAttempts else { return nil }
+        let challenge = AuthenticationChallenge(
+            scheme: scheme,
+            protectionSpace: space,
+            previousFailureCount: failures,
+            proposedCredential: failures > 0 ? configuration.credential : nil,
+            failureResponse: response.head,
+            request: request
+        )
+        let disposition = await configuration.challengeHandler?(challenge) ?? .performDefaultHandling
+        let credential: URLCredential?
+        switch disposition {
+        case .useCredential(let chosen):
+            credential = chosen
+        case .performDefaultHandling:
+            // A credential that failed once is not sent again.
+            credential = failures == 0
+                ? configuration.credential ?? configuration.credentialStore?.credential(host: space.host, port: space.port, realm: space.realm)
+                : nil
+        case .continueWithoutCredential:
+            credential = nil
+        case .cancel:
+            cancel()
+            throw cancelledError()
+        }
+        guard let credential, let user = credential.user, let password = credential.password else { return nil }
+        attempts[space] = failures + 1
+
+        let header: String?
+        if scheme.name == "digest" {
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            components?.scheme = nil
+            components?.host = nil
+            components?.port = nil
+            components?.user = nil
+            components?.password = nil
+            components?.fragment = nil
+            let path = components?.percentEncodedPath ?? "/"
+            let uri = (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?" + $0 } ?? "")
+            header = AuthorizationHeader.digest(
+                scheme: scheme, user: user, password: password,
+                method: (request.httpMethod ?? "GET").uppercased(), uri: uri
+            )
+        } else {
+            header = AuthorizationHeader.basic(user: user, password: password)
+        }
+        return header.map { ($0, credential, space) }
+    }
+
+    // MARK: Delivering the body
+
+    private func deliver(_ response: TransportResponse, request: URLRequest, hop: HopState) async throws -> ExchangeResult {
+        let expected = response.head.expectedContentLength
+        live.withLock { $0.received = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: expected) }
+        rememberWorkingCredential(hop, response: response.head)
+        configuration.didReceiveResponse?(response.head)
+        let redirects = machine.withLock { $0.redirectCount }
+
+        guard var writer = try configuration.sink.makeWriter() else {
+            return ExchangeResult(
+                request: request, response: response.head, data: nil,
+                body: ResponseBodyStream(ObservedBody(base: response.body, exchange: self), cancel: response.body.cancel),
+                bytesReceived: 0, redirectCount: redirects
+            )
+        }
+        do {
+            for try await chunk in response.body {
+                try writer.write(chunk)
+                didReceive(chunk.count)
+                try await gate.waitWhilePaused()
+            }
+            let data = try writer.finish()
+            _ = machine.withLock { $0.bodyFinished() }
+            return ExchangeResult(
+                request: request, response: response.head, data: data, body: nil,
+                bytesReceived: receiveProgress.totalBytes, redirectCount: redirects
+            )
+        } catch {
+            writer.abandon()
+            response.body.cancel()
+            throw error
+        }
+    }
+
+    fileprivate func didReceive(_ count: Int) {
+        let progress = live.withLock { state in
+            state.received.bytesThisTime = Int64(count)
+            state.received.totalBytes += Int64(count)
+            return state.received
+        }
+        configuration.downloadProgress?(progress)
+    }
+
+    fileprivate func streamDidEnd(error: (any Error)?) {
+        if error == nil {
+            _ = machine.withLock { $0.bodyFinished() }
+        } else {
+            _ = machine.withLock { $0.fail() }
+        }
+        ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: error)
+    }
+
+    fileprivate func waitWhilePaused() async throws {
+        try await gate.waitWhilePaused()
+    }
+
+    private func rememberWorkingCredential(_ hop: HopState, response: HTTPURLResponse) {
+        guard let answer = hop.authorization, response.statusCode != 401,
+              originalRequest.url != nil, let store = configuration.credentialStore else { return }
+        store.set(answer.credential, host: answer.space.host, port: answer.space.port, realm: answer.space.realm)
+    }
+
+    // MARK: Errors
+
+    private func cancelledError() -> URLError {
+        URLError(.cancelled, userInfo: [
+            NSURLErrorFailingURLErrorKey: currentRequest.url as Any,
+            NSLocalizedDescriptionKey: "The request was cancelled.",
+        ])
+    }
+
+    private func finalError(_ error: any Error) -> any Error {
+        if phase == .cancelled || error is CancellationError { return cancelledError() }
+        if let urlError = error as? URLError, urlError.code == .cancelled { return cancelledError() }
+        return error
+    }
+}
+
+/// A `.stream` sink's body: counts progress, honours pause, and ends the exchange.
+private struct ObservedBody: AsyncSequence, Sendable {
+    let base: ResponseBodyStream
+    let exchange: Exchange
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(base: base.makeAsyncIterator(), exchange: exchange)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var base: ResponseBodyStream.Iterator
+        let exchange: Exchange
+
+        mutating func next() async throws -> Data? {
+            do {
+                try await exchange.waitWhilePaused()
+                guard let chunk = try await base.next() else {
+                    exchange.streamDidEnd(error: nil)
+                    return nil
+                }
+                exchange.didReceive(chunk.count)
+                return chunk
+            } catch {
+                exchange.streamDidEnd(error: error)
+                throw error
+            }
+        }
+    }
+}
+
+extension ResponseSink {
+    var isStream: Bool {
+        if case .stream = self { return true }
+        return false
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Progress of one direction of a transfer, in AFNetworking's shape.
+public struct TransferProgress: Sendable, Equatable {
+    /// Bytes moved by this step.
+    public var bytesThisTime: Int64
+    /// Bytes moved so far.
+    public var totalBytes: Int64
+    /// The total expected, or -1 when unknown (no `Content-Length`).
+    public var totalBytesExpected: Int64
+
+    /// Creates a progress value.
+    public init(bytesThisTime: Int64, totalBytes: Int64, totalBytesExpected: Int64) {
+        self.bytesThisTime = bytesThisTime
+        self.totalBytes = totalBytes
+        self.totalBytesExpected = totalBytesExpected
+    }
+}
+
+/// Everything one ``Exchange`` needs besides its request: the transport, where the body goes,
+/// and the hooks for redirects, authentication, cookies and progress.
+public struct ExchangeConfiguration: Sendable {
+    /// The transport that sends each hop.
+    public var transport: any HTTPTransport
+    /// Where the final response's body goes. Default `.memory`.
+    public var sink: ResponseSink = .memory
+    /// The request body, when it is not in the `URLRequest` (for example an async sequence).
+    /// Default `nil`: the request's `httpBody` or `httpBodyStream`.
+    public var body: RequestBody?
+    /// Whether redirects are followed. Default `true`; `false` delivers the 3xx response.
+    public var followsRedirects = true
+    /// The most redirects followed before failing with `URLError(.httpTooManyRedirects)`. Default 16.
+    public var maximumRedirects = 16
+    /// Sees every redirect hop with the proposed next request and the 3xx response; returns the
+    /// request to send (possibly modified), or `nil` to stop and deliver the 3xx response.
+    /// Default `nil`: follow.
+    public var redirectHandler: (@Sendable (_ proposed: URLRequest, _ response: HTTPURLResponse) async -> URLRequest?)?
+    /// Cookies are read from and stored here when the request's `httpShouldHandleCookies` is
+    /// `true`. Default `nil`: no cookie handling.
+    public var cookieJar: CookieJar?
+    /// The credential answering a Basic or Digest challenge. Default `nil`.
+    public var credential: URLCredential?
+    /// Consulted for a credential when the request has none, and updated with credentials that
+    /// worked. Default `nil`.
+    public var credentialStore: CredentialStore?
+    /// Decides how to answer each authentication challenge. Default `nil`: use ``credential``,
+    /// then ``credentialStore``, and never retry a credential that failed.
+    public var challengeHandler: (@Sendable (AuthenticationChallenge) async -> AuthenticationDisposition)?
+    /// The most credentials sent for one exchange before its 401 is delivered. Default 3.
+    public var maximumAuthenticationAttempts = 3
+    /// Supplies a fresh body stream when a stream body must be sent again (a 307/308 redirect or
+    /// an authentication retry). Default `nil`: such a retry fails with
+    /// `URLError(.requestBodyStreamExhausted)`.
+    public var newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
+    /// Upload progress, called as the socket accepts request body bytes. Default `nil`.
+    public var uploadProgress: (@Sendable (TransferProgress) -> Void)?
+    /// Download progress, called for every response body chunk delivered. Default `nil`.
+    public var downloadProgress: (@Sendable (TransferProgress) -> Void)?
+    /// Called once with the final response head, before its body is delivered. Default `nil`.
+    public var didReceiveResponse: (@Sendable (HTTPURLResponse) -> Void)?
+    /// Called once when the exchange ends, on the exchange's task. Default `nil`.
+    public var completion: (@Sendable (Result<ExchangeResult, any Error>) -> Void)?
+
+    /// Creates a configuration with default hooks.
+    /// - Parameter transport: The transport that sends each hop.
+    public init(transport: any HTTPTransport) {
+        self.transport = transport
+    }
+}
+
+/// What an exchange produced.
+public struct ExchangeResult: Sendable {
+    /// The last request sent (after redirects and authentication retries).
+    public let request: URLRequest
+    /// The final response.
+    public let response: HTTPURLResponse
+    /// The body, for the `.memory` sink.
+    public let data: Data?
+    /// The body stream, for the `.stream` sink.
+    public let body: ResponseBodyStream?
+    /// Body bytes written to the sink (for `.stream`: 0 when the result is returned).
+    public let bytesReceived: Int64
+    /// How many redirects were followed.
+    public let redirectCount: Int
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+extension SecurityPolicy {
+    /// File extensions ``certificates(inDirectory:)`` loads.
+    static let certificateFileExtensions: Set<String> = ["cer", "crt", "pem"]
+
+    /// The DER bytes of every certificate in the `.cer` files of `bundle` (AFNetworking's `certificatesInBundle:`).
+    ///
+    /// Each file may hold a DER certificate or PEM text with one or more `CERTIFICATE` blocks.
+    /// Files that are unreadable or hold no certificate are skipped: use ``certificates(inDirectory:)`` to be told.
+    public static func certificates(in bundle: Bundle) -> Set<Data> {
+        let paths = bundle.paths(forResourcesOfType: "cer", inDirectory: nil)
+        return Set(paths.flatMap { (try? certificates(contentsOf: URL(fileURLWithPath: $0))) ?? [] })
+    }
+
+    /// The DER bytes of every certificate in the `.cer`, `.crt` and `.pem` files directly inside `directory`
+    /// (not recursive).
+    /// - Throws: ``CertificateLoadingError/unreadable(url:underlying:)`` when the directory or a file cannot be read,
+    ///   ``CertificateLoadingError/notACertificate(url:)`` when a matching file holds no certificate.
+    public static func certificates(inDirectory directory: URL) throws(CertificateLoadingError) -> Set<Data> {
+        let entries: [URL]
+        do {
+            entries = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+        } catch {
+            throw .unreadable(url: directory, underlying: error.localizedDescription)
+        }
+        var result = Set<Data>()
+        for file in entries where certificateFileExtensions.contains(file.pathExtension.lowercased()) {
+            result.formUnion(try certificates(contentsOf: file))
+        }
+        return result
+    }
+
+    /// The DER bytes of the certificates in one file: a DER certificate, or every `CERTIFICATE` block of a PEM file
+    /// (a CA bundle such as the CLI's `--cacert` holds several).
+    /// - Throws: ``CertificateLoadingError/unreadable(url:underlying:)`` when the file cannot be read,
+    ///   ``CertificateLoadingError/notACertificate(url:)`` when it holds no certificate.
+    public static func certificates(contentsOf file: URL) throws(CertificateLoadingError) -> [Data] {
+        let bytes: Data
+        do {
+            bytes = try Data(contentsOf: file)
+        } catch {
+            throw .unreadable(url: file, underlying: error.localizedDescription)
+        }
+        let derCertificates = CertificateDecoding.certificates(fromDERorPEM: bytes).compactMap {
+            try? CertificateDecoding.derBytes(of: $0)
+        }
+        guard !derCertificates.isEmpty else { throw .notACertificate(url: file) }
+        return derCertificates
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import Synchronization
+
+/// Decides whether a server's certificate chain is trusted (AFNetworking's `AFSecurityPolicy`).
+///
+/// The transport asks the policy during the TLS handshake, before any request byte is sent. The evaluation itself
+/// (``evaluate(_:forDomain:)``) is a pure function of the chain, the domain and the policy's settings; chain building,
+/// signatures, validity dates and host names are checked by swift-certificates.
+///
+/// Thread-safe: settings may change at any time; an evaluation uses the settings current when it starts.
+public final class SecurityPolicy: Sendable {
+    /// How the chain is pinned; fixed at creation.
+    public let pinningMode: SSLPinningMode
+
+    private let settings: Mutex<TrustEvaluator>
+
+    /// A new policy with no pinning that validates the chain against the system's trust roots and the domain name
+    /// (AFNetworking's `defaultPolicy`). Each access returns a new instance, so changing one never affects another.
+    public static var `default`: SecurityPolicy {
+        SecurityPolicy(pinningMode: .none, pinnedCertificates: [])
+    }
+
+    /// A policy with `pinningMode` that pins the `.cer` files of `Bundle.main` (AFNetworking's `policyWithPinningMode:`).
+    public convenience init(pinningMode: SSLPinningMode) {
+        self.init(pinningMode: pinningMode, pinnedCertificates: Self.certificates(in: Bundle.main))
+    }
+
+    /// A policy with `pinningMode` and the given pins (DER bytes; PEM text is accepted too).
+    ///
+    /// Defaults: `allowInvalidCertificates` false, `validatesDomainName` true, no `trustedRootCertificates`.
+    public init(pinningMode: SSLPinningMode, pinnedCertificates: Set<Data>) {
+        self.pinningMode = pinningMode
+        self.settings = Mutex(
+            TrustEvaluator(
+                pinningMode: pinningMode,
+                pinnedCertificates: pinnedCertificates,
+                trustedRootCertificates: [],
+                allowInvalidCertificates: false,
+                validatesDomainName: true
+            )
+        )
+    }
+
+    /// The pinned certificates, DER-encoded (PEM text is accepted too). Used only by `.certificate` and `.publicKey`
+    /// modes. Default: empty, or the `.cer` files of `Bundle.main` with ``init(pinningMode:)``.
+    public var pinnedCertificates: Set<Data> {
+        get { settings.withLock { $0.pinnedCertificates } }
+        set { settings.withLock { $0.pinnedCertificates = newValue } }
+    }
+
+    /// Whether a chain that does not lead to a trusted root, or has expired or not-yet-valid certificates, is
+    /// accepted. Default: false. In `.certificate` mode the chain must still validate against the pinned certificates.
+    /// Together with ``validatesDomainName`` and no pinning, every evaluation is refused.
+    public var allowInvalidCertificates: Bool {
+        get { settings.withLock { $0.allowInvalidCertificates } }
+        set { settings.withLock { $0.allowInvalidCertificates = newValue } }
+    }
+
+    /// Whether the leaf certificate must name the domain in a DNS or IP subject alternative name. Default: true.
+    public var validatesDomainName: Bool {
+        get { settings.withLock { $0.validatesDomainName } }
+        set { settings.withLock { $0.validatesDomainName = newValue } }
+    }
+
+    /// Additional trust anchors, DER-encoded (PEM text is accepted too), trusted alongside the system's roots:
+    /// a private certificate authority, or the CLI's `--cacert`. Default: empty. Not an AFNetworking property.
+    public var trustedRootCertificates: Set<Data> {
+        get { settings.withLock { $0.trustedRootCertificates } }
+        set { settings.withLock { $0.trustedRootCertificates = newValue } }
+    }
+
+    /// Whether `chain` (DER, leaf first) is trusted for a connection to `domain` (AFNetworking's
+    /// `evaluateServerTrust:forDomain:`). A nil domain skips the host name check.
+    public func evaluateServerTrust(_ chain: [Data], forDomain domain: String?) async -> Bool {
+        await evaluate(chain, forDomain: domain).isTrusted
+    }
+
+    /// What the TLS stack must verify for this policy's current settings (see ``TLSStackRequirements``).
+    public var tlsStackRequirements: TLSStackRequirements {
+        settings.withLock { $0 }.tlsStackRequirements
+    }
+
+    /// The verdict on `chain` received over a TLS connection configured from `requirements`: when they are still
+    /// this policy's requirements and verify the chain, the TLS stack's verification stands for the path check, so
+    /// `chain` may be just the leaf. A connection made with other requirements than the current ones is rejected.
+    public func evaluate(
+        _ chain: [Data],
+        forDomain domain: String?,
+        verifiedByTLSStackWith requirements: TLSStackRequirements
+    ) async -> ServerTrustEvaluation {
+        let evaluator = settings.withLock { $0 }
+        guard evaluator.tlsStackRequirements == requirements else {
+            return .rejected(reason: "the security policy changed after this connection's TLS settings were made")
+        }
+        return await evaluator.evaluate(chain, forDomain: domain, chainVerifiedByTLSStack: requirements.verifiesChain)
+    }
+
+    /// The verdict on `chain` (DER, leaf first) for a connection to `domain`, with the reason of a rejection.
+    /// A nil domain skips the host name check. Malformed certificates are rejected, never trapped on.
+    public func evaluate(_ chain: [Data], forDomain domain: String?) async -> ServerTrustEvaluation {
+        let evaluator = settings.withLock { $0 }
+        return await evaluator.evaluate(chain, forDomain: domain)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import NIOCore
+import NIOSSL
+
+/// Enforces a ``SecurityPolicy`` on a connection whose TLS handshake has just completed.
+///
+/// Made for AsyncHTTPClient's `http1_1ConnectionDebugInitializer` and `http2ConnectionDebugInitializer`, which run after
+/// the handshake and before the connection carries a request. The TLS stack is configured from ``requirements``
+/// (it verifies the path to a trusted root); ``verify(_:)`` then reads the peer's leaf certificate and asks the policy
+/// about the host and the pins. On rejection it closes the channel and fails with ``ServerTrustError``.
+///
+/// Engine limit: SwiftNIO SSL exposes only the leaf through AsyncHTTPClient. Pins on the leaf, or on the certificate or
+/// key that signed the leaf, work; a pin on a certificate further up (a root above an intermediate) cannot be seen and
+/// is rejected (fail closed).
+public struct TLSHandshakeEvaluation: Sendable {
+    /// The policy consulted on every handshake (its settings at that moment).
+    public let policy: SecurityPolicy
+    /// The host being connected to, for host name validation; nil skips that check.
+    public let domain: String?
+    /// What the TLS configuration of these connections verifies, captured from `policy` at creation.
+    public let requirements: TLSStackRequirements
+
+    /// An evaluation of `policy` for connections to `domain`, with the policy's current TLS stack requirements.
+    public init(policy: SecurityPolicy, domain: String?) {
+        self.policy = policy
+        self.domain = domain
+        self.requirements = policy.tlsStackRequirements
+    }
+
+    /// The TLS configuration connections checked by this evaluation must use (see ``TLSStackRequirements``).
+    /// - Parameter base: defaults to `TLSConfiguration.makeClientConfiguration()`.
+    public func makeTLSConfiguration(base: TLSConfiguration = .makeClientConfiguration()) throws -> TLSConfiguration {
+        try requirements.makeTLSConfiguration(base: base)
+    }
+
+    /// The policy's verdict on `peerChain` (DER, leaf first; usually only the leaf) received over a TLS configuration
+    /// made from ``requirements``. Rejected when the policy's requirements have changed since.
+    public func evaluate(peerChain: [Data]) async -> ServerTrustEvaluation {
+        await policy.evaluate(peerChain, forDomain: domain, verifiedByTLSStackWith: requirements)
+    }
+
+    /// Evaluates the peer of `channel` after its TLS handshake. Succeeds when the policy trusts the peer, or when the
+    /// channel has no TLS handler (plain HTTP). Otherwise closes the channel and fails with ``ServerTrustError``.
+    public func verify(_ channel: any Channel) -> EventLoopFuture<Void> {
+        let promise = channel.eventLoop.makePromise(of: Void.self)
+        let evaluation = self
+        promise.completeWithTask {
+            guard (try? await channel.pipeline.handler(type: NIOSSLHandler.self).get()) != nil else { return }
+            let verdict: ServerTrustEvaluation
+            do {
+                let leaf = try await channel.nioSSL_peerCertificate().get()
+                let chain = try leaf.map { [Data(try $0.toDERBytes())] } ?? []
+                verdict = await evaluation.evaluate(peerChain: chain)
+            } catch {
+                verdict = .rejected(reason: "the peer certificate cannot be read (\(error))")
+            }
+            guard case .rejected(let reason) = verdict else { return }
+            channel.close(promise: nil)
+            throw ServerTrustError(domain: evaluation.domain, reason: reason)
+        }
+        return promise.futureResult
+    }
+
+    /// A closure for AsyncHTTPClient's connection debug initializers that runs ``verify(_:)``.
+    public var connectionInitializer: @Sendable (any Channel) -> EventLoopFuture<Void> {
+        { [self] channel in verify(channel) }
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Validates a response and returns an `XMLParser` over its body (not yet parsed: the caller
+/// sets a delegate and calls `parse()`).
+///
+/// Acceptable content types: `application/xml`, `text/xml`. An empty body gives `nil`.
+open class XMLParserResponseSerializer: HTTPResponseSerializer, @unchecked Sendable {
+    /// Creates a serializer accepting `application/xml` and `text/xml`.
+    public override init() {
+        super.init(acceptableContentTypes: ["application/xml", "text/xml"])
+    }
+
+    /// Validates, then returns `XMLParser(data:)`.
+    open override func responseObject(for response: URLResponse?, data: Data?) throws -> Any? {
+        try validate(response: response, data: data)
+        guard let data, !data.isEmpty else { return nil }
+        return XMLParser(data: data)
+    }
+}
