@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "Courier",
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    // `Mutex` (Synchronization) needs these releases on Apple platforms.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     products: [
         .library(name: "Courier", targets: ["Courier"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
@@ -35,13 +36,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             // Folders still being built in parallel scratch packages; removed from this list as each lands.
-            exclude: ["Serialization", "Reachability", "Activity", "Security"]
+            exclude: ["Security"]
         ),
         .target(
             name: "CourierTestServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -50,8 +52,8 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            exclude: ["Certificates"]
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         .executableTarget(
             name: "courier",
@@ -59,6 +61,7 @@ let package = Package(
                 "Courier",
                 "CourierTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
@@ -68,7 +71,7 @@ let package = Package(
                 "CourierTestServer",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            exclude: ["Serialization", "Reachability", "Activity", "Security"]
+            exclude: ["Security"]
         ),
         .testTarget(
             name: "CourierTestServerTests",
@@ -80,6 +83,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
             ]
         ),
     ],

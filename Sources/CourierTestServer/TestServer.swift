@@ -1,5 +1,8 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+import HummingbirdTLS
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -44,17 +47,36 @@ public final class TestServer: Sendable {
     /// Starts a server in the background and returns once it accepts connections.
     ///
     /// - Parameters:
-    ///   - tls: serve HTTPS with a certificate chain generated at start-up.
+    ///   - tls: serve HTTPS (HTTP/2 and HTTP/1.1) with a CA and leaf generated at start-up
+    ///     (see ``certificateAuthorityDER``).
     ///   - host: the address to bind, `127.0.0.1` by default.
     ///   - port: the port to bind; `0` picks a free ephemeral port (see ``port``).
     public static func start(tls: Bool = false, host: String = "127.0.0.1", port: Int = 0) async throws -> TestServer {
-        try await launch(host: host, port: port, logLevel: .error)
+        try await launch(tls: tls ? .generated : nil, host: host, port: port, logLevel: .critical)
+    }
+
+    /// Starts an HTTPS server with the given TLS set-up (custom chains, mutual TLS, HTTP/1.1 only).
+    ///
+    /// - Parameters:
+    ///   - tls: the certificate chain to present and the client certificates to require.
+    ///   - host: the address to bind, `127.0.0.1` by default.
+    ///   - port: the port to bind; `0` picks a free ephemeral port (see ``port``).
+    public static func start(tls: TestServerTLS, host: String = "127.0.0.1", port: Int = 0) async throws -> TestServer {
+        try await launch(tls: tls, host: host, port: port, logLevel: .critical)
     }
 
     /// Runs a server in the foreground until the task is cancelled (for `courier serve`).
+    ///
+    /// With `tls`, the generated CA is written to a temporary file whose path is printed, so
+    /// clients can trust it.
     public static func run(host: String, port: Int, tls: Bool) async throws {
-        let server = try await launch(host: host, port: port, logLevel: .info)
+        let server = try await launch(tls: tls ? .generated : nil, host: host, port: port, logLevel: .info)
         print("CourierTestServer listening on \(server.baseURL.absoluteString)")
+        if let authority = server.certificateAuthorityDER {
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-test-ca-\(server.port).der")
+            try authority.write(to: path)
+            print("Certificate authority (DER): \(path.path)")
+        }
         try await withTaskCancellationHandler {
             try await server.task.value
         } onCancel: {
@@ -72,15 +94,26 @@ public final class TestServer: Sendable {
         }
     }
 
-    private static func launch(host: String, port: Int, logLevel: Logger.Level) async throws -> TestServer {
+    private static func launch(tls: TestServerTLS?, host: String, port: Int, logLevel: Logger.Level) async throws -> TestServer {
         var logger = Logger(label: "CourierTestServer")
         logger.logLevel = ProcessInfo.processInfo.environment["COURIER_TEST_SERVER_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? logLevel
         let log = RequestLog()
-        let environment = RouteEnvironment(scheme: "http", digestNonces: DigestNonceStore())
+        let resolvedTLS = try tls.map(ResolvedTLS.init)
+        let environment = RouteEnvironment(scheme: resolvedTLS == nil ? "http" : "https", digestNonces: DigestNonceStore())
         let router = RouteTable.makeRouter(environment: environment, log: log)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
+        let serverBuilder: HTTPServerBuilder
+        switch resolvedTLS {
+        case nil:
+            serverBuilder = .http1()
+        case let resolved? where resolved.http2:
+            serverBuilder = try .http2Upgrade(tlsConfiguration: resolved.configuration)
+        case let resolved?:
+            serverBuilder = try .tls(.http1(), tlsConfiguration: resolved.configuration)
+        }
         let app = Application(
             router: router,
+            server: serverBuilder,
             configuration: .init(address: .hostname(host, port: port), serverName: "CourierTestServer"),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)
@@ -106,8 +139,8 @@ public final class TestServer: Sendable {
         return TestServer(
             port: boundPort,
             baseURL: baseURL,
-            certificateAuthorityDER: nil,
-            leafCertificateDER: nil,
+            certificateAuthorityDER: resolvedTLS?.certificateAuthorityDER,
+            leafCertificateDER: resolvedTLS?.leafCertificateDER,
             requestLog: log,
             task: task
         )
@@ -118,4 +151,6 @@ public final class TestServer: Sendable {
 public enum TestServerError: Error, Sendable {
     /// The server stopped before it started listening.
     case didNotStart
+    /// A custom TLS identity had no certificate.
+    case emptyCertificateChain
 }

@@ -4,6 +4,7 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// A response with its body collected.
 struct Fetched {
@@ -94,5 +95,24 @@ struct MultipartBuilder {
 
     func finished() -> Data {
         data + Data("--\(boundary)--\r\n".utf8)
+    }
+}
+
+/// Sends `request` verbatim over a new TCP connection and returns everything the server sends
+/// until it closes (send `Connection: close`).
+func rawHTTP(port: Int, _ request: String) async throws -> String {
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .connect(host: "127.0.0.1", port: port) { channel in
+            channel.eventLoop.makeCompletedFuture {
+                try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+            }
+        }
+    return try await channel.executeThenClose { inbound, outbound in
+        try await outbound.write(ByteBuffer(string: request))
+        var response = ""
+        for try await buffer in inbound {
+            response += String(buffer: buffer)
+        }
+        return response
     }
 }

@@ -102,12 +102,21 @@ public final class Exchange: Sendable {
 
     /// Stops reading the response (the connection stays open) until ``resume()``.
     public func pause() {
-        if machine.withLock({ $0.pause() }) != .none { gate.close() }
+        // The gate follows the machine's flag, also for a pause before the exchange starts.
+        let paused = machine.withLock { machine in
+            _ = machine.pause()
+            return machine.isPaused
+        }
+        if paused { gate.close() }
     }
 
     /// Reads again after ``pause()``.
     public func resume() {
-        if machine.withLock({ $0.resume() }) != .none { gate.open() }
+        let paused = machine.withLock { machine in
+            _ = machine.resume()
+            return machine.isPaused
+        }
+        if !paused { gate.open() }
     }
 
     /// Cancels the exchange in whatever phase it is; it fails with `URLError(.cancelled)`.

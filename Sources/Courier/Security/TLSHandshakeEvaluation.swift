@@ -45,12 +45,13 @@ public struct TLSHandshakeEvaluation: Sendable {
         let promise = channel.eventLoop.makePromise(of: Void.self)
         let evaluation = self
         promise.completeWithTask {
-            guard (try? await channel.pipeline.handler(type: NIOSSLHandler.self).get()) != nil else { return }
             let verdict: ServerTrustEvaluation
             do {
                 let leaf = try await channel.nioSSL_peerCertificate().get()
                 let chain = try leaf.map { [Data(try $0.toDERBytes())] } ?? []
                 verdict = await evaluation.evaluate(peerChain: chain)
+            } catch ChannelPipelineError.notFound {
+                return  // no TLS handler: a plain HTTP connection, nothing to evaluate
             } catch {
                 verdict = .rejected(reason: "the peer certificate cannot be read (\(error))")
             }

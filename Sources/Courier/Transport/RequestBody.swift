@@ -80,8 +80,15 @@ public struct RequestBody: Sendable {
             self = .data(data)
         } else if let stream = request.httpBodyStream {
             let length = request.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
-            let once = OneShotStream(stream)
-            self.init(source: .inputStream({ try once.take() }), length: length)
+            if let multipart = stream as? MultipartBodyStream {
+                // A multipart body is generated from its parts, so every send gets a fresh stream.
+                let exactLength = multipart.contentLength
+                let replayable = ReplayableMultipartStream(multipart)
+                self.init(source: .inputStream({ try replayable.make() }), length: exactLength)
+            } else {
+                let once = OneShotStream(stream)
+                self.init(source: .inputStream({ try once.take() }), length: length)
+            }
         } else {
             return nil
         }
@@ -107,6 +114,21 @@ private final class OneShotStream: Sendable {
         }
         guard let taken else { throw URLError(.requestBodyStreamExhausted) }
         return taken
+    }
+}
+
+/// Makes a fresh multipart stream from the same parts for each send.
+private final class ReplayableMultipartStream: Sendable {
+    // `MultipartBodyStream` is an `InputStream` (not Sendable): the Mutex confines the template,
+    // which is only asked for replacements and never read.
+    private let template: Mutex<MultipartBodyStream>
+
+    init(_ template: sending MultipartBodyStream) {
+        self.template = Mutex(template)
+    }
+
+    func make() throws -> InputStream {
+        try template.withLock { try $0.makeReplacement() }
     }
 }
 

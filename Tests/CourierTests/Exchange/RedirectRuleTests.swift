@@ -35,7 +35,7 @@ struct RedirectRuleTests {
 
     @Test(arguments: [307, 308])
     func temporaryAndPermanentKeepMethodAndBody(status: Int) throws {
-        let request = post("http://a.test/x")
+        let request = post("http://a.test/x/")
         let next = try #require(RedirectRule.nextRequest(after: try response(status, location: "y?q=1", from: "http://a.test/x/"), for: request))
         #expect(next.httpMethod == "POST")
         #expect(next.httpBody == Data("a=1".utf8))

@@ -17,6 +17,7 @@ struct StreamingTests {
         var configuration = ExchangeConfiguration(transport: Fixtures.transport)
         configuration.sink = .file(file)
 
+        let baseline = ProcessStats.residentBytes()
         let sampler = ResidentSizeSampler()
         let started = ContinuousClock.now
         let result = try await Exchange(request: request, configuration: configuration).result()
@@ -26,7 +27,7 @@ struct StreamingTests {
         #expect(result.bytesReceived == Int64(size))
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
         #expect((attributes[.size] as? Int) == size)
-        print("1 GiB download to file: peak RSS \(peak / 1_048_576) MB in \(elapsed)")
+        print("1 GiB download to file: peak RSS \(peak / 1_048_576) MB (baseline \(baseline / 1_048_576) MB) in \(elapsed)")
         #expect(peak < 100 * 1_048_576, "peak RSS \(peak / 1_048_576) MB")
     }
 

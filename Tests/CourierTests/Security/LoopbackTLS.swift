@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 /// A TLS server on 127.0.0.1 presenting a given chain, and a client that completes a handshake with it.
 struct LoopbackTLS {

@@ -42,7 +42,9 @@ extension HTTPRequestSerializer {
     /// Returns a copy of `request` without its body stream, and writes the stream's bytes to
     /// `fileURL` (created or replaced) in the background, then calls `completionHandler` with
     /// nil or the error. `Content-Length` and the other headers are kept. Use it to upload from a
-    /// file, as AFNetworking did for servers that need a file-backed upload.
+    /// file, as AFNetworking did for servers that need a file-backed upload. A
+    /// ``MultipartBodyStream`` is written from a fresh replacement, so the original request
+    /// stays usable; any other stream is consumed and must not be read by the caller afterwards.
     public func request(
         withMultipartFormRequest request: URLRequest,
         writingStreamContentsToFile fileURL: URL,
@@ -50,7 +52,10 @@ extension HTTPRequestSerializer {
     ) -> URLRequest {
         var stripped = request
         stripped.httpBodyStream = nil
-        let transfer = BodyStreamTransfer(stream: request.httpBodyStream)
+        // A multipart body is written from a fresh stream of its own, so the writer shares no
+        // stream with the caller; any other stream is handed over as it is.
+        let ownStream = (request.httpBodyStream as? MultipartBodyStream).flatMap { try? $0.makeReplacement() }
+        let transfer = BodyStreamTransfer(stream: ownStream ?? request.httpBodyStream)
         DispatchQueue.global(qos: .utility).async {
             do {
                 guard let stream = transfer.stream else { throw RequestSerializationError.missingBodyStream }
@@ -81,9 +86,10 @@ extension HTTPRequestSerializer {
 
 /// Hands a request's body stream to the background writer.
 ///
-/// `@unchecked Sendable`: `InputStream` is not `Sendable`. Ownership moves to the writer: the
-/// request returned to the caller no longer references the stream, and the caller is told (in
-/// the method's documentation) not to read the original request's stream.
+/// `@unchecked Sendable`: `InputStream` is not `Sendable`. Ownership moves to the writer: for a
+/// multipart body it is a fresh stream nobody else holds; for any other stream, the request
+/// returned to the caller no longer references it, and the original request's stream must not
+/// be read by the caller (as with AFNetworking).
 private struct BodyStreamTransfer: @unchecked Sendable {
     let stream: InputStream?
 }

@@ -155,16 +155,16 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
     open func request(bySerializing request: URLRequest, withParameters parameters: Any?) throws -> URLRequest {
         var request = applyingDefaultHeaders(to: request)
         guard let parameters else { return request }
-        let current = settings.withLock { ($0.queryStringSerialization, $0.stringEncoding) }
-        let query = try current.0.queryString(for: request, parameters: parameters, encoding: current.1)
+        let (serialization, encoding) = queryStringSerialization()
+        let query = try serialization.queryString(for: request, parameters: parameters, encoding: encoding)
         if encodesParametersInURI(request) {
             if !query.isEmpty { request.url = try Self.url(request.url, appendingQuery: query) }
         } else {
             if request.value(forHTTPHeaderField: "Content-Type") == nil {
                 request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
             }
-            guard let body = query.data(using: current.1) else {
-                throw RequestSerializationError.unrepresentableString(query, encoding: current.1)
+            guard let body = query.data(using: encoding) else {
+                throw RequestSerializationError.unrepresentableString(query, encoding: encoding)
             }
             request.httpBody = body
         }
@@ -193,7 +193,7 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
         settings.withLock { $0.encodesParametersInURI(request) }
     }
 
-    /// The current stringEncoding and query string rule, read together.
+    /// The current query string rule and ``stringEncoding``, read together.
     final func queryStringSerialization() -> (QueryStringSerialization, String.Encoding) {
         settings.withLock { ($0.queryStringSerialization, $0.stringEncoding) }
     }

@@ -7,6 +7,9 @@ import FoundationNetworking
 ///
 /// When every component fails, the first component's error is thrown. With no components it
 /// behaves like ``HTTPResponseSerializer`` (validate, return the data).
+///
+/// Thread safety: its only stored property of its own is immutable (`let`) and `Sendable`; the
+/// inherited state is behind the superclass's `Mutex`.
 open class CompoundResponseSerializer: HTTPResponseSerializer, @unchecked Sendable {
     /// The component serializers, in the order they are tried. Immutable.
     public let responseSerializers: [any URLResponseSerialization]

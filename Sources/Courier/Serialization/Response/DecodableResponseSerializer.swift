@@ -8,6 +8,9 @@ import FoundationNetworking
 /// Acceptable content types: those of ``JSONResponseSerializer``. A body in another charset than
 /// UTF-8 is transcoded first. An empty body is a decoding error (use an optional-friendly
 /// serializer such as ``JSONResponseSerializer`` for bodiless responses).
+///
+/// Thread safety: its only stored property of its own is an immutable reference to a
+/// `JSONDecoder` (itself `Sendable`); the inherited state is behind the superclass's `Mutex`.
 public final class DecodableResponseSerializer<Value: Decodable>: HTTPResponseSerializer, @unchecked Sendable {
     /// The decoder used for every response. Immutable; configure it before passing it in.
     public let decoder: JSONDecoder

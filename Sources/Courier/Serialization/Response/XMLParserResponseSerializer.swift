@@ -10,6 +10,9 @@ import FoundationNetworking
 /// sets a delegate and calls `parse()`).
 ///
 /// Acceptable content types: `application/xml`, `text/xml`. An empty body gives `nil`.
+///
+/// Thread safety: no stored state of its own; the inherited state is behind the superclass's
+/// `Mutex`.
 open class XMLParserResponseSerializer: HTTPResponseSerializer, @unchecked Sendable {
     /// Creates a serializer accepting `application/xml` and `text/xml`.
     public override init() {

@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+
+/// `courier`: Courier's command-line client.
+@main
+struct CourierCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "courier",
+        abstract: "HTTP from the command line, built on the Courier library.",
+        discussion: """
+        Request items: name==value (query), Header:value (header), name=value (field), \
+        name:=json (raw JSON field), name@path (file upload, multipart).
+        Exit codes: 0 success, 2 usage error, 3 HTTP status >= 400 with --check-status, 4 network or TLS error.
+        """,
+        subcommands: [
+            GetCommand.self, HeadCommand.self, DeleteCommand.self,
+            PostCommand.self, PutCommand.self, PatchCommand.self,
+            ServeCommand.self, TourCommand.self,
+        ]
+    )
+
+    /// Parses the arguments and runs the command, mapping every failure to Courier's exit codes
+    /// (argument-parser's own usage code is 64; Courier's is 2).
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch let failure as CLIFailure {
+            FileHandle.standardError.write(Data("courier: \(failure.message)\n".utf8))
+            Foundation.exit(failure.status.rawValue)
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success || code.rawValue == ExitCode.success.rawValue {
+                exit(withError: error)
+            }
+            FileHandle.standardError.write(Data("courier: \(fullMessage(for: error))\n".utf8))
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
+    }
+}
+
+/// Courier's exit codes.
+enum ExitStatus: Int32 {
+    case success = 0
+    case usage = 2
+    case httpError = 3
+    case network = 4
+}
+
+/// A failure that ends the command with a one-line message and an exit code.
+struct CLIFailure: Error {
+    let status: ExitStatus
+    let message: String
+
+    static func usage(_ message: String) -> CLIFailure { CLIFailure(status: .usage, message: message) }
+}

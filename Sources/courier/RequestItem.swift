@@ -1,0 +1,42 @@
+import Foundation
+
+/// One HTTPie-style request item.
+enum RequestItem: Equatable {
+    case query(name: String, value: String)
+    case header(name: String, value: String)
+    case field(name: String, value: String)
+    case jsonField(name: String, json: String)
+    case file(name: String, path: String)
+
+    /// Separators, longest first so that `==` wins over `=` and `:=` over `:` at the same place.
+    private static let separators = ["==", ":=", "=", ":", "@"]
+
+    /// Parses `text`; the left-most separator decides the kind.
+    init(parsing text: String) throws {
+        var best: (range: Range<String.Index>, separator: String)?
+        for separator in Self.separators {
+            guard let range = text.range(of: separator) else { continue }
+            if let current = best, current.range.lowerBound <= range.lowerBound { continue }
+            best = (range, separator)
+        }
+        guard let (range, separator) = best, range.lowerBound != text.startIndex else {
+            throw CLIFailure.usage("cannot read request item \"\(text)\"; use name==value, Header:value, name=value, name:=json or name@file")
+        }
+        let name = String(text[..<range.lowerBound])
+        let value = String(text[range.upperBound...])
+        switch separator {
+        case "==": self = .query(name: name, value: value)
+        case ":=": self = .jsonField(name: name, json: value)
+        case "=": self = .field(name: name, value: value)
+        case ":": self = .header(name: name, value: value.trimmingCharacters(in: .whitespaces))
+        default: self = .file(name: name, path: value)
+        }
+    }
+
+    var isBodyItem: Bool {
+        switch self {
+        case .field, .jsonField, .file: return true
+        case .query, .header: return false
+        }
+    }
+}

@@ -1,2 +1,0 @@
-import Courier
-print("courier")
