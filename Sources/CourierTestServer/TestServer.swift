@@ -9,6 +9,25 @@ import NIOCore
 
 /// An in-process, httpbin-compatible HTTP(S) server for tests, benchmarks and `courier serve`.
 ///
+/// Endpoints (JSON shapes follow httpbin; bad input gives 400 with `{"error":{"message":...}}`):
+/// - Echo: `/get`, `/post`, `/put`, `/patch`, `/delete`, `/anything[/...]` (any method) report `args`,
+///   `headers`, `origin`, `url`, and for bodies `data`, `form`, `json`, `files` (name → filename,
+///   content type, size, SHA-256), `body_size`, `body_sha256`; `/headers`, `/user-agent`, `/ip`;
+///   `/echo` streams the request body back.
+/// - Status and redirects: `/status/:codes` (`200,201` or weighted `200:9,500:1`), `/redirect/:n`
+///   (`?absolute=true`), `/relative-redirect/:n`, `/absolute-redirect/:n`, `/redirect-to?url=&status_code=` (any method).
+/// - Auth: `/basic-auth/:user/:passwd`, `/hidden-basic-auth/:user/:passwd`, `/bearer`,
+///   `/digest-auth/:qop/:user/:passwd[/:algorithm[/:stale_after]]` (MD5, SHA-256, SHA-512, `-sess`).
+/// - Bodies: `/bytes/:n?seed=` (see ``TestPayload/bytes(count:seed:)``), `/stream-bytes/:n?seed=&chunk_size=`,
+///   `/range/:n` (`?etag=`, `?ignore_range=1`; see ``TestPayload/rangeContent(count:)``), `/upload` (multipart,
+///   streamed), `/drip?duration=&numbytes=&delay=&code=`, `/delay/:n`, `/slow-body/:n?delay=`,
+///   `/abort/:n?total=` (closes the connection after `n` of `total` bytes).
+/// - Caching: `/etag/:etag`, `/cache`, `/cache/:n`, `/response-headers?name=value`.
+/// - Cookies: `/cookies`, `/cookies/set?name=value`, `/cookies/set/:name/:value`, `/cookies/delete?name`,
+///   `/cookies/set-attrs?name=&value=&path=&domain=&max_age=&expires=&secure=&httponly=&samesite=`.
+/// - Formats: `/json`, `/xml`, `/html`, `/encoding/utf8`, `/image` (by `Accept`), `/image/png|jpeg|gif|svg`,
+///   `/gzip`, `/deflate`.
+///
 /// ```swift
 /// let server = try await TestServer.start()
 /// defer { Task { try await server.shutdown() } }
@@ -71,11 +90,12 @@ public final class TestServer: Sendable {
     /// clients can trust it.
     public static func run(host: String, port: Int, tls: Bool) async throws {
         let server = try await launch(tls: tls ? .generated : nil, host: host, port: port, logLevel: .info)
-        print("CourierTestServer listening on \(server.baseURL.absoluteString)")
+        // Written unbuffered, so scripts reading a pipe see the address at once.
+        FileHandle.standardOutput.write(Data("CourierTestServer listening on \(server.baseURL.absoluteString)\n".utf8))
         if let authority = server.certificateAuthorityDER {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("courier-test-ca-\(server.port).der")
             try authority.write(to: path)
-            print("Certificate authority (DER): \(path.path)")
+            FileHandle.standardOutput.write(Data("Certificate authority (DER): \(path.path)\n".utf8))
         }
         try await withTaskCancellationHandler {
             try await server.task.value

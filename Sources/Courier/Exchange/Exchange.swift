@@ -149,7 +149,7 @@ public final class Exchange: Sendable {
             switch action {
             case .prepareFollowUp(.redirect):
                 if let next = await redirect(after: response.head, from: request) {
-                    try await discard(response.body)
+                    try await abandon(response.body)
                     try followUp()
                     hop.redirect(status: response.head.statusCode, method: (request.httpMethod ?? "GET").uppercased())
                     request = next
@@ -157,7 +157,7 @@ public final class Exchange: Sendable {
                 }
             case .prepareFollowUp(.authentication):
                 if let answer = try await authorization(for: response, request: request, attempts: &attempts) {
-                    try await discard(response.body)
+                    try await abandon(response.body)
                     try followUp()
                     hop.authorize(answer)
                     continue
@@ -285,9 +285,17 @@ public final class Exchange: Sendable {
         if !values.isEmpty { jar.store(setCookieHeaders: values, for: url) }
     }
 
-    /// Reads and drops a body that is not the result (a redirect's or a challenge's), so the
-    /// connection can be reused; a large one is cut off by cancelling instead.
-    private func discard(_ body: ResponseBodyStream) async throws {
+    /// Drops a body that is not the result (a redirect's or a challenge's). When the request body
+    /// has been sent completely, the response body is read to its end so the connection can be
+    /// reused (a large one is cut off instead); when the server answered before taking the whole
+    /// upload, the connection is closed, since the engine would otherwise wait to finish sending
+    /// a body the server will never read.
+    private func abandon(_ body: ResponseBodyStream) async throws {
+        let sent = sendProgress
+        guard sent.totalBytesExpected == 0 || sent.totalBytes == sent.totalBytesExpected else {
+            body.cancel()
+            return
+        }
         do {
             _ = try await body.collect(upTo: 1 << 20)
         } catch is ResponseBodyTooLargeError {

@@ -11,7 +11,7 @@ struct StreamingMultipartParser {
     enum Event: Equatable {
         /// A part starts; its headers are complete.
         case partBegin(MultipartPartHead)
-        /// Bytes of the current part's body (possibly empty-free, never containing a delimiter).
+        /// Bytes of the current part's body (never empty, never containing a delimiter).
         case partData(ByteBuffer)
         /// The current part's body is complete.
         case partEnd
@@ -132,17 +132,20 @@ struct StreamingMultipartParser {
     static func firstIndex(of needle: [UInt8], in buffer: ByteBuffer) -> Int? {
         guard let first = needle.first else { return 0 }
         return buffer.withUnsafeReadableBytes { haystack -> Int? in
-            guard let base = haystack.baseAddress, haystack.count >= needle.count else { return nil }
-            var offset = 0
-            let lastStart = haystack.count - needle.count
-            while offset <= lastStart {
-                guard let hit = memchr(base + offset, Int32(first), lastStart - offset + 1) else { return nil }
-                let position = base.distance(to: UnsafeRawPointer(hit))
-                let matches = needle.withUnsafeBytes { memcmp(base + position, $0.baseAddress!, needle.count) == 0 }
-                if matches { return position }
-                offset = position + 1
+            needle.withUnsafeBytes { pattern -> Int? in
+                guard let base = haystack.baseAddress, let patternBase = pattern.baseAddress, haystack.count >= needle.count else {
+                    return nil
+                }
+                var offset = 0
+                let lastStart = haystack.count - needle.count
+                while offset <= lastStart {
+                    guard let hit = memchr(base + offset, Int32(first), lastStart - offset + 1) else { return nil }
+                    let position = base.distance(to: UnsafeRawPointer(hit))
+                    if memcmp(base + position, patternBase, needle.count) == 0 { return position }
+                    offset = position + 1
+                }
+                return nil
             }
-            return nil
         }
     }
 }

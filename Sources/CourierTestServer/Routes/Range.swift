@@ -19,12 +19,9 @@ enum RangeRoutes {
             guard (0...maxLength).contains(length) else {
                 throw Responses.badRequest("n must be between 0 and \(maxLength)")
             }
-            guard let query = FormDecoding.query(request.uri.query) else {
-                throw Responses.badRequest("invalid query string")
-            }
-            let tag = FormDecoding.value("etag", in: query) ?? "range-\(length)"
-            let etag = "\"\(tag)\""
-            let ignoreRange = ["1", "true", "yes"].contains(FormDecoding.value("ignore_range", in: query) ?? "")
+            let options = try QueryOptions(request)
+            let etag = "\"\(options.string("etag") ?? "range-\(length)")\""
+            let ignoreRange = ["1", "true", "yes"].contains(options.string("ignore_range") ?? "")
             var headers: HTTPFields = [.eTag: etag, .contentType: "application/octet-stream"]
             if !ignoreRange {
                 headers[.acceptRanges] = "bytes"

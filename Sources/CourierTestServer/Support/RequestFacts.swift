@@ -11,10 +11,7 @@ struct RequestFacts {
     let method: String
 
     init(request: Request, context: ServerContext, environment: RouteEnvironment) throws {
-        guard let query = FormDecoding.query(request.uri.query) else {
-            throw Responses.badRequest("invalid percent-encoding in query string")
-        }
-        self.query = query
+        self.query = try QueryOptions(request).pairs
         self.headers = Self.headersJSON(request)
         self.origin = context.peerAddress
         self.url = environment.absoluteURL(request.target, request: request)
@@ -27,11 +24,6 @@ struct RequestFacts {
     /// `{"args", "headers", "origin", "url"}` — the body of `/get`.
     var getJSON: [String: JSONValue] {
         ["args": args, "headers": headers, "origin": .string(origin), "url": .string(url)]
-    }
-
-    /// The last query value for `name`.
-    func queryValue(_ name: String) -> String? {
-        FormDecoding.value(name, in: query)
     }
 
     /// The request's headers in httpbin's shape (including `Host` for HTTP/2 requests).

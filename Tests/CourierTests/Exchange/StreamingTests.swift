@@ -28,7 +28,9 @@ struct StreamingTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
         #expect((attributes[.size] as? Int) == size)
         print("1 GiB download to file: peak RSS \(peak / 1_048_576) MB (baseline \(baseline / 1_048_576) MB) in \(elapsed)")
-        #expect(peak < 100 * 1_048_576, "peak RSS \(peak / 1_048_576) MB")
+        // The process also hosts the test server and whatever earlier tests left in the allocator,
+        // so the download is judged by how much it adds; alone, the whole process peaks near 61 MB.
+        #expect(peak - baseline < 48 * 1_048_576, "the download added \((peak - baseline) / 1_048_576) MB")
     }
 
     @Test func pauseForTwoSecondsThenResumeGivesIdenticalBytes() async throws {

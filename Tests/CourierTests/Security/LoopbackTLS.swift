@@ -38,7 +38,11 @@ struct LoopbackTLS {
 
     /// Connects with `configuration`, sending `serverHostname` as SNI, and returns the channel once the handshake is done.
     func connect(configuration: TLSConfiguration, serverHostname: String?) async throws -> any Channel {
-        let context = try NIOSSLContext(configuration: configuration)
+        try await connect(context: try NIOSSLContext(configuration: configuration), serverHostname: serverHostname)
+    }
+
+    /// Connects with a ready TLS `context` (building one loads the system trust store, which takes a while).
+    func connect(context: NIOSSLContext, serverHostname: String?) async throws -> any Channel {
         let handshake = group.next().makePromise(of: Void.self)
         let port = server.localAddress?.port ?? 0
         let channel = try await ClientBootstrap(group: group)

@@ -2,6 +2,7 @@ import Courier
 import CourierTestServer
 import Foundation
 import NIOCore
+import NIOPosix
 import NIOSSL
 import Testing
 
@@ -17,16 +18,21 @@ struct TLSHandshakeEvaluationTests {
     ) async throws -> (error: (any Error)?, channelOpen: Bool, elapsed: Duration) {
         let server = try await LoopbackTLS.start(chain: chain, key: chain[0])
         defer { Task { try? await server.stop() } }
-        let configuration = try evaluation.makeTLSConfiguration()
+        let context = try NIOSSLContext(configuration: try evaluation.makeTLSConfiguration())
         let clock = ContinuousClock()
         let start = clock.now
-        let channel = try await server.connect(configuration: configuration, serverHostname: serverHostname)
+        let channel = try await server.connect(context: context, serverHostname: serverHostname)
         do {
             try await evaluation.verify(channel).get()
         } catch {
             let elapsed = clock.now - start
-            try? await channel.closeFuture.get()
-            return (error, channel.isActive, elapsed)
+            // Give the close a second to land, without hanging if it never does.
+            for _ in 0..<100 where channel.isActive {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let open = channel.isActive
+            try? await channel.close()
+            return (error, open, elapsed)
         }
         let elapsed = clock.now - start
         let open = channel.isActive
@@ -118,5 +124,18 @@ struct TLSHandshakeEvaluationTests {
             serverHostname: nil
         )
         #expect(outcome.error == nil)
+    }
+
+    @Test func channelWithoutTLSIsLeftAlone() async throws {
+        let pki = try TestPKI()
+        let server = try await LoopbackTLS.start(chain: [pki.leaf, pki.intermediate], key: pki.leaf)
+        defer { Task { try? await server.stop() } }
+        let plain = try await ClientBootstrap(group: server.group)
+            .connect(host: "127.0.0.1", port: server.server.localAddress?.port ?? 0)
+            .get()
+        let evaluation = TLSHandshakeEvaluation(policy: SecurityPolicy(pinningMode: .certificate, pinnedCertificates: []), domain: TestPKI.host)
+        try await evaluation.verify(plain).get()
+        #expect(plain.isActive)
+        try await plain.close()
     }
 }

@@ -41,9 +41,9 @@ struct TrustMatrixCell: Sendable, CustomTestStringConvertible {
     /// Builds the scenario's chain and the cell's policy, and evaluates for `TestPKI.host`.
     func evaluate() async throws -> ServerTrustEvaluation {
         let pki: TestPKI
-        var presented: [Data]
+        let presented: [Data]
         var trustedRoots: [IssuedCertificate] = []
-        var pinTargets: (leaf: IssuedCertificate, intermediate: IssuedCertificate, root: IssuedCertificate)
+        let pinTargets: (leaf: IssuedCertificate, intermediate: IssuedCertificate, root: IssuedCertificate)
         switch scenario {
         case .selfSigned:
             let selfSigned = try CertificateFactory.makeLeaf(commonName: TestPKI.host, dnsNames: [TestPKI.host], issuer: nil)
