@@ -104,6 +104,11 @@ public final class TestServer: Sendable {
         }
     }
 
+    /// A server that is no longer referenced stops (without waiting); prefer ``shutdown()``.
+    deinit {
+        task.cancel()
+    }
+
     /// Stops accepting connections, closes the open ones and waits until the port is released.
     public func shutdown() async throws {
         task.cancel()
@@ -123,13 +128,14 @@ public final class TestServer: Sendable {
         let router = RouteTable.makeRouter(environment: environment, log: log)
         let (ports, portContinuation) = AsyncStream<Int>.makeStream()
         let serverBuilder: HTTPServerBuilder
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ExpectContinueHandler()])
         switch resolvedTLS {
         case nil:
-            serverBuilder = .http1()
+            serverBuilder = .http1(configuration: http1)
         case let resolved? where resolved.http2:
-            serverBuilder = try .http2Upgrade(tlsConfiguration: resolved.configuration)
+            serverBuilder = try .http2Upgrade(tlsConfiguration: resolved.configuration, configuration: .init(streamConfiguration: http1))
         case let resolved?:
-            serverBuilder = try .tls(.http1(), tlsConfiguration: resolved.configuration)
+            serverBuilder = try .tls(.http1(configuration: http1), tlsConfiguration: resolved.configuration)
         }
         let app = Application(
             router: router,

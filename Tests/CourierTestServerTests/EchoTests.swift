@@ -110,6 +110,17 @@ import Testing
         }
     }
 
+    @Test func expectContinueGetsAnInterimResponse() async throws {
+        try await withServer { (server, client) async throws in
+            let response = try await rawHTTP(
+                port: server.port,
+                "POST /post HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 3\r\nExpect: 100-continue\r\nConnection: close\r\n\r\nabc")
+            #expect(response.hasPrefix("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"))
+            #expect(response.contains(#""data" : "abc""#))
+            _ = client
+        }
+    }
+
     @Test func headersUserAgentAndIP() async throws {
         try await withServer { (server, client) async throws in
             let headers = try await client.fetch(server, "/headers", headers: [("X-Test", "1")])

@@ -41,10 +41,19 @@ import X509
             #expect(body.contains("\"url\" : \"https://\(host):\(server.port)/get?x=1\""))
             #expect(body.contains("\"Host\" : \"\(host):\(server.port)\""))
         }
-        // Streaming endpoints work over HTTP/2 as well.
+        // Request bodies and streaming endpoints work over HTTP/2 as well.
+        var upload = HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/anything")
+        upload.method = .PUT
+        let payload = Data((0..<500_000).map { UInt8(truncatingIfNeeded: $0 &* 3) })
+        upload.body = .bytes(payload)
+        let echoed = try await client.execute(upload, timeout: .seconds(10))
+        #expect(echoed.version == .http2)
+        let echoedBody = String(buffer: try await echoed.body.collect(upTo: 4 << 20))
+        #expect(echoedBody.contains(#""body_sha256" : "\#(sha256Hex(payload))""#))
+        #expect(echoedBody.contains(#""method" : "PUT""#))
         let bytes = try await client.execute(HTTPClientRequest(url: "https://127.0.0.1:\(server.port)/bytes/300000?seed=3"), timeout: .seconds(10))
         #expect(Data(try await bytes.body.collect(upTo: 1 << 20).readableBytesView) == TestPayload.bytes(count: 300_000, seed: 3))
-        #expect(server.requestLog.count == 3)
+        #expect(server.requestLog.count == 4)
         try await client.shutdown()
         try await server.shutdown()
     }
