@@ -285,14 +285,13 @@ public final class Exchange: Sendable {
         if !values.isEmpty { jar.store(setCookieHeaders: values, for: url) }
     }
 
-    /// Drops a body that is not the result (a redirect's or a challenge's). When the request body
-    /// has been sent completely, the response body is read to its end so the connection can be
-    /// reused (a large one is cut off instead); when the server answered before taking the whole
-    /// upload, the connection is closed, since the engine would otherwise wait to finish sending
-    /// a body the server will never read.
+    /// Drops a body that is not the result (a redirect's or a challenge's). After a request without
+    /// a body, the response is read to its end so the connection can be reused (a large one is cut
+    /// off instead). After a request with a body the connection is closed: a server that answers a
+    /// redirect or a challenge often never reads the upload, and the engine would wait for ever to
+    /// finish a request the server has given up on.
     private func abandon(_ body: ResponseBodyStream) async throws {
-        let sent = sendProgress
-        guard sent.totalBytesExpected == 0 || sent.totalBytes == sent.totalBytesExpected else {
+        guard sendProgress.totalBytesExpected == 0 else {
             body.cancel()
             return
         }

@@ -84,17 +84,20 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             throw TransportError.urlError(for: error, url: url)
         }
+        let version = "HTTP/\(head.version.major).\(head.version.minor)"
         guard let response = HTTPURLResponse(
             url: url,
             statusCode: Int(head.status.code),
-            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
+            httpVersion: version,
             headerFields: Self.headerDictionary(head.headers)
         ) else {
             delegate.cancel()
             throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
         }
         let body = ResponseBodyStream(EngineBody(producer: delegate.body, url: url)) { delegate.cancel() }
-        return TransportResponse(head: response, headerFields: head.headers.map { ($0.name, $0.value) }, body: body)
+        return TransportResponse(
+            head: response, headerFields: head.headers.map { ($0.name, $0.value) }, body: body, httpVersion: version
+        )
     }
 
     private func makeEngineRequest(_ request: TransportRequest) throws -> HTTPClient.Request {

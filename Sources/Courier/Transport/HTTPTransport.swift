@@ -77,10 +77,20 @@ public struct TransportResponse: Sendable {
     /// engine stops reading from the socket.
     public let body: ResponseBodyStream
 
+    /// The protocol version the response came over, for example `"HTTP/1.1"` or `"HTTP/2.0"`.
+    public let httpVersion: String
+
     /// Creates a transport response.
-    public init(head: HTTPURLResponse, headerFields: [(name: String, value: String)], body: ResponseBodyStream) {
+    /// - Parameter httpVersion: The protocol version. Default `"HTTP/1.1"`.
+    public init(
+        head: HTTPURLResponse,
+        headerFields: [(name: String, value: String)],
+        body: ResponseBodyStream,
+        httpVersion: String = "HTTP/1.1"
+    ) {
         self.head = head
         self.headerFields = headerFields
         self.body = body
+        self.httpVersion = httpVersion
     }
 }

@@ -20,8 +20,8 @@ enum BasicAuthRoutes {
     }
 
     private static func basicAuth(_ request: Request, context: ServerContext, hidden: Bool) throws -> Response {
-        let user = try context.parameters.require("user")
-        let password = try context.parameters.require("passwd")
+        let user = try context.parameters.requireDecoded("user")
+        let password = try context.parameters.requireDecoded("passwd")
         guard let presented = credentials(request), presented == (user, password) else {
             if hidden { return Responses.json(["error": "not found"], status: .notFound) }
             return Responses.empty(status: .unauthorized, headers: [.wwwAuthenticate: #"Basic realm="Fake Realm""#])

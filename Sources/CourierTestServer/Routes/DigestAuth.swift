@@ -24,8 +24,8 @@ enum DigestAuthRoutes {
     }
 
     private static func digestAuth(_ request: Request, context: ServerContext, nonces: DigestNonceStore) async throws -> Response {
-        let user = try context.parameters.require("user")
-        let password = try context.parameters.require("passwd")
+        let user = try context.parameters.requireDecoded("user")
+        let password = try context.parameters.requireDecoded("passwd")
         let qopParameter = try context.parameters.require("qop")
         let qop: String? = ["auth", "auth-int"].contains(qopParameter) ? qopParameter : nil
         guard let algorithm = DigestAlgorithm(name: context.parameters.get("algorithm") ?? "MD5") else {
