@@ -8,9 +8,10 @@ import PackageDescription
 let package = Package(
     name: "CourierFuzz",
     targets: [
-        .executableTarget(name: "FuzzMediaType"),
-        .executableTarget(name: "FuzzImageHeader"),
-        .executableTarget(name: "FuzzCharsetDecoding"),
+        .target(name: "FuzzDriver"),
+        .executableTarget(name: "FuzzMediaType", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "FuzzImageHeader", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "FuzzCharsetDecoding", dependencies: ["FuzzDriver"]),
     ],
     swiftLanguageModes: [.v6]
 )

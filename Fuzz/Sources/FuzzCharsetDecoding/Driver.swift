@@ -1,15 +1,7 @@
-// SwiftPM links executables with `main` renamed to `FuzzCharsetDecoding_main`; libFuzzer's own `main` is
-// therefore not used. This entry point hands control to libFuzzer's driver instead.
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
+import FuzzDriver
 
+/// The executable's entry point (see FuzzDriver).
 @_cdecl("FuzzCharsetDecoding_main")
 public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return runFuzzerDriver(&count, &arguments) { start, size in fuzzOne(start, size) }
+    runLibFuzzer(argc, argv) { start, size in fuzzOne(start, size) }
 }
