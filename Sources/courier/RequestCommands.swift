@@ -73,41 +73,53 @@ struct RequestRunner {
     }
 }
 
-struct GetCommand: AsyncParsableCommand {
+/// A subcommand that sends one request with its method.
+protocol RequestSubcommand: AsyncParsableCommand {
+    static var method: String { get }
+    var options: RequestOptions { get }
+    var bodyStyle: BodyStyle? { get }
+}
+
+extension RequestSubcommand {
+    var bodyStyle: BodyStyle? { nil }
+    func run() async throws { try await RequestRunner(method: Self.method, options: options, bodyStyle: bodyStyle).run() }
+}
+
+struct GetCommand: RequestSubcommand {
     static let configuration = CommandConfiguration(commandName: "get", abstract: "Send a GET request.")
+    static let method = "GET"
     @OptionGroup var options: RequestOptions
-    func run() async throws { try await RequestRunner(method: "GET", options: options, bodyStyle: nil).run() }
 }
 
-struct HeadCommand: AsyncParsableCommand {
+struct HeadCommand: RequestSubcommand {
     static let configuration = CommandConfiguration(commandName: "head", abstract: "Send a HEAD request.")
+    static let method = "HEAD"
     @OptionGroup var options: RequestOptions
-    func run() async throws { try await RequestRunner(method: "HEAD", options: options, bodyStyle: nil).run() }
 }
 
-struct DeleteCommand: AsyncParsableCommand {
+struct DeleteCommand: RequestSubcommand {
     static let configuration = CommandConfiguration(commandName: "delete", abstract: "Send a DELETE request.")
+    static let method = "DELETE"
     @OptionGroup var options: RequestOptions
-    func run() async throws { try await RequestRunner(method: "DELETE", options: options, bodyStyle: nil).run() }
 }
 
-struct PostCommand: AsyncParsableCommand {
+struct PostCommand: RequestSubcommand {
     static let configuration = CommandConfiguration(commandName: "post", abstract: "Send a POST request with a body.")
+    static let method = "POST"
     @OptionGroup var options: RequestOptions
-    @Flag(exclusivity: .exclusive) var style: BodyStyle?
-    func run() async throws { try await RequestRunner(method: "POST", options: options, bodyStyle: style).run() }
+    @Flag(exclusivity: .exclusive) var bodyStyle: BodyStyle?
 }
 
-struct PutCommand: AsyncParsableCommand {
+struct PutCommand: RequestSubcommand {
     static let configuration = CommandConfiguration(commandName: "put", abstract: "Send a PUT request with a body.")
+    static let method = "PUT"
     @OptionGroup var options: RequestOptions
-    @Flag(exclusivity: .exclusive) var style: BodyStyle?
-    func run() async throws { try await RequestRunner(method: "PUT", options: options, bodyStyle: style).run() }
+    @Flag(exclusivity: .exclusive) var bodyStyle: BodyStyle?
 }
 
-struct PatchCommand: AsyncParsableCommand {
+struct PatchCommand: RequestSubcommand {
     static let configuration = CommandConfiguration(commandName: "patch", abstract: "Send a PATCH request with a body.")
+    static let method = "PATCH"
     @OptionGroup var options: RequestOptions
-    @Flag(exclusivity: .exclusive) var style: BodyStyle?
-    func run() async throws { try await RequestRunner(method: "PATCH", options: options, bodyStyle: style).run() }
+    @Flag(exclusivity: .exclusive) var bodyStyle: BodyStyle?
 }
