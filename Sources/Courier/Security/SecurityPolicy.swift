@@ -13,6 +13,9 @@ public final class SecurityPolicy: Sendable {
     public let pinningMode: SSLPinningMode
 
     private let settings: Mutex<TrustEvaluator>
+    /// Bumped whenever a setting that changes ``tlsStackRequirements`` is written, so a transport can tell in one
+    /// atomic load that the TLS settings it made for this policy are still current.
+    private let requirementsRevisionCounter = Atomic<UInt64>(0)
 
     /// A new policy with no pinning that validates the chain against the system's trust roots and the domain name
     /// (AFNetworking's `defaultPolicy`). Each access returns a new instance, so changing one never affects another.
@@ -53,7 +56,12 @@ public final class SecurityPolicy: Sendable {
     /// Together with ``validatesDomainName`` and no pinning, every evaluation is refused.
     public var allowInvalidCertificates: Bool {
         get { settings.withLock { $0.allowInvalidCertificates } }
-        set { settings.withLock { $0.allowInvalidCertificates = newValue } }
+        set {
+            settings.withLock {
+                $0.allowInvalidCertificates = newValue
+                requirementsRevisionCounter.add(1, ordering: .releasing)
+            }
+        }
     }
 
     /// Whether the leaf certificate must name the domain in a DNS or IP subject alternative name. Default: true.
@@ -66,7 +74,12 @@ public final class SecurityPolicy: Sendable {
     /// a private certificate authority, or the CLI's `--cacert`. Default: empty. Not an AFNetworking property.
     public var trustedRootCertificates: Set<Data> {
         get { settings.withLock { $0.trustedRootCertificates } }
-        set { settings.withLock { $0.trustedRootCertificates = newValue } }
+        set {
+            settings.withLock {
+                $0.trustedRootCertificates = newValue
+                requirementsRevisionCounter.add(1, ordering: .releasing)
+            }
+        }
     }
 
     /// Whether `chain` (DER, leaf first) is trusted for a connection to `domain` (AFNetworking's
@@ -78,6 +91,13 @@ public final class SecurityPolicy: Sendable {
     /// What the TLS stack must verify for this policy's current settings (see ``TLSStackRequirements``).
     public var tlsStackRequirements: TLSStackRequirements {
         settings.withLock { $0 }.tlsStackRequirements
+    }
+
+    /// Changes whenever ``tlsStackRequirements`` may have changed (``allowInvalidCertificates`` or
+    /// ``trustedRootCertificates`` written). Read it before ``tlsStackRequirements``: a later change is then seen on
+    /// the next read.
+    var tlsStackRequirementsRevision: UInt64 {
+        requirementsRevisionCounter.load(ordering: .acquiring)
     }
 
     /// The verdict on `chain` received over a TLS connection configured from `requirements`: when they are still

@@ -22,20 +22,54 @@ extension AsyncHTTPClientTransport {
         public var maximumConnectionsPerHost: Int = 8
         /// Which HTTP versions may be used. Default `.automatic`.
         public var httpVersion: HTTPVersionPolicy = .automatic
-        /// The TLS settings (trust roots, client certificate, minimum version).
-        /// Default: the system's trust roots with full verification.
+        /// The base TLS settings of every HTTPS connection (minimum version, ciphers, ALPN).
+        /// Default: `TLSConfiguration.makeClientConfiguration()`.
+        ///
+        /// Its `certificateVerification`, `trustRoots` and `additionalTrustRoots` are replaced by what the connection's
+        /// ``securityPolicy`` requires (trust other roots with ``SecurityPolicy/trustedRootCertificates``), and its
+        /// `certificateChain` and `privateKey` by ``clientCertificate`` when that is set.
         public var tlsConfiguration: TLSConfiguration = .makeClientConfiguration()
-        /// The handshake hook: called on every new TLS connection after the handshake and before the
-        /// connection carries a request; a failed future closes the connection and fails the request.
-        /// This is where a security policy evaluates the server's certificate. Default `nil`.
+        /// Decides which server certificates are trusted, for every host without an entry in ``securityPolicies``.
+        /// Default: `SecurityPolicy.default` (the system's roots, the host name checked, no pinning).
+        ///
+        /// Enforced during the TLS handshake, before any request byte is sent: SwiftNIO SSL verifies the path to a
+        /// trusted root (system roots plus ``SecurityPolicy/trustedRootCertificates``, or nothing when
+        /// ``SecurityPolicy/allowInvalidCertificates``), then Courier checks the host name (subject alternative names
+        /// only) and the pins on the certificate the server presented, and closes the connection when the policy
+        /// refuses it. The request then fails with `URLError(.serverCertificateUntrusted)` whose message gives the
+        /// policy's reason, at once (no retry).
+        ///
+        /// The transport keeps one connection pool per policy instance and host, so two policies never share a
+        /// connection; changing a policy's ``SecurityPolicy/trustedRootCertificates`` or
+        /// ``SecurityPolicy/allowInvalidCertificates`` later makes new connections for later requests, while pins and
+        /// host checking apply to every new connection as they are when it is made.
+        ///
+        /// Engine limit: AsyncHTTPClient hands Courier only the server's leaf certificate after the handshake. A pin
+        /// (certificate or public key) on the leaf or on the certificate that signed it works; a pin on a certificate
+        /// further up, such as a root above an intermediate, cannot be seen and the connection is refused (fails
+        /// closed). In `.certificate` mode a pinned CA certificate must be the leaf's direct issuer.
+        public var securityPolicy: SecurityPolicy = .default
+        /// Policies for particular hosts (keys are host names or IP addresses as they appear in URLs, matched without
+        /// regard to case), overriding ``securityPolicy`` for those hosts. Default: empty. Not an AFNetworking feature.
+        public var securityPolicies: [String: SecurityPolicy] = [:]
+        /// The certificate chain and key presented to servers that request a client certificate (mutual TLS).
+        /// Default: `nil` (no client certificate). Not an AFNetworking feature.
+        public var clientCertificate: ClientCertificate?
+        /// An extra handshake hook: called on every new connection after the TLS handshake and after the security
+        /// policy accepted it, before the connection carries a request; a failed future closes the connection and
+        /// fails the request. Default `nil`.
         public var connectionVerifier: (@Sendable (any Channel) -> EventLoopFuture<Void>)?
 
         /// Creates the default configuration.
         public init() {}
 
-        func makeClientConfiguration() -> HTTPClient.Configuration {
+        /// The engine configuration of one client: `tls` for HTTPS and `verifier` on every new connection.
+        func makeClientConfiguration(
+            tls: TLSConfiguration,
+            verifier: (@Sendable (any Channel) -> EventLoopFuture<Void>)?
+        ) -> HTTPClient.Configuration {
             var configuration = HTTPClient.Configuration()
-            configuration.tlsConfiguration = tlsConfiguration
+            configuration.tlsConfiguration = tls
             configuration.redirectConfiguration = .disallow
             configuration.decompression = .disabled
             configuration.timeout = .init(connect: .nanoseconds(Int64(connectTimeout * 1_000_000_000)), read: nil)
@@ -46,9 +80,9 @@ extension AsyncHTTPClientTransport {
             // Report connection failures at once instead of retrying until the connect timeout.
             configuration.connectionPool.retryConnectionEstablishment = false
             configuration.httpVersion = httpVersion == .http1Only ? .http1Only : .automatic
-            if let connectionVerifier {
-                configuration.http1_1ConnectionDebugInitializer = connectionVerifier
-                configuration.http2ConnectionDebugInitializer = connectionVerifier
+            if let verifier {
+                configuration.http1_1ConnectionDebugInitializer = verifier
+                configuration.http2ConnectionDebugInitializer = verifier
             }
             return configuration
         }

@@ -5,21 +5,23 @@ import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
 /// Courier's default transport: AsyncHTTPClient on SwiftNIO.
 ///
-/// One `HTTPClient` (and its connection pool) per transport, HTTP/1.1 and HTTP/2, redirects
-/// disabled (the exchange follows them), connection establishment not retried (failures are
-/// reported at once, as URLSession does). Call ``shutdown()`` when done; a transport released
-/// without it shuts its client down in the background.
+/// HTTP/1.1 and HTTP/2, redirects disabled (the exchange follows them), connection establishment
+/// not retried (failures are reported at once, as URLSession does). HTTPS connections are checked by
+/// the configuration's ``Configuration/securityPolicy`` (or the host's entry in
+/// ``Configuration/securityPolicies``) during the TLS handshake, before any request byte is sent.
+///
+/// Connections are pooled per security policy and host (one AsyncHTTPClient `HTTPClient` each, made on
+/// first use, all on NIO's shared event loops): two policies never share a connection. Call
+/// ``shutdown()`` when done; a transport released without it shuts its clients down in the background.
 public final class AsyncHTTPClientTransport: HTTPTransport {
-    private let client: HTTPClient
+    private let clients: EngineClientPool
     private let threadPool: NIOThreadPool
-    private let isShutDown = Atomic<Bool>(false)
 
     /// The configuration the transport was created with.
     public let configuration: Configuration
@@ -29,30 +31,25 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.threadPool = NIOThreadPool.singleton
-        self.client = HTTPClient(
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
-            configuration: configuration.makeClientConfiguration()
-        )
+        self.clients = EngineClientPool(configuration: configuration, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
     }
 
     deinit {
-        if !isShutDown.load(ordering: .acquiring) {
-            client.shutdown { _ in }
-        }
+        clients.shutdownInBackground()
     }
 
-    /// Cancels requests in flight and closes every connection. Calling it twice is harmless.
+    /// Cancels requests in flight and closes every connection of every pool. Calling it twice is harmless.
     public func shutdown() async throws {
-        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        try await client.shutdown()
+        try await clients.shutdown()
     }
 
     /// Sends one request (see ``HTTPTransport/send(_:)``).
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let url = request.url
         let engineRequest: HTTPClient.Request
+        let client: HTTPClient
         do {
-            engineRequest = try makeEngineRequest(request)
+            (engineRequest, client) = try makeEngineRequest(request)
         } catch {
             throw TransportError.urlError(for: error, url: url)
         }
@@ -100,7 +97,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         )
     }
 
-    private func makeEngineRequest(_ request: TransportRequest) throws -> HTTPClient.Request {
+    /// The engine's request, and the client (connection pool) that must carry it.
+    private func makeEngineRequest(_ request: TransportRequest) throws -> (HTTPClient.Request, HTTPClient) {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw URLError(.unsupportedURL, userInfo: [
                 NSURLErrorFailingURLErrorKey: request.url,
@@ -113,6 +111,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 NSLocalizedDescriptionKey: "The URL has no host.",
             ])
         }
+        let client = scheme == "https" ? try clients.client(forHTTPSHost: host) : clients.plainClient
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
         for (name, value) in request.headers {
@@ -125,19 +124,20 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         let body = request.body.map { body in
             let threadPool = self.threadPool
-            let loop = client.eventLoopGroup.any()
+            let loop = clients.eventLoopGroup.any()
             return HTTPClient.Body.stream(contentLength: body.length) { writer in
                 loop.makeFutureWithTask {
                     try await RequestBodyPump.pump(body, into: writer, threadPool: threadPool)
                 }
             }
         }
-        return try HTTPClient.Request(
+        let engineRequest = try HTTPClient.Request(
             url: request.url,
             method: HTTPMethod(rawValue: request.method.uppercased()),
             headers: headers,
             body: body
         )
+        return (engineRequest, client)
     }
 
     private static func headerDictionary(_ headers: HTTPHeaders) -> [String: String] {

@@ -34,6 +34,7 @@ enum TransportError {
     /// The URLError code and a one-line message for an engine error.
     static func classify(_ error: any Error) -> (URLError.Code, String) {
         if error is CancellationError { return (.cancelled, "The request was cancelled.") }
+        if let error = error as? ServerTrustError { return (.serverCertificateUntrusted, error.description + ".") }
         if let error = error as? HTTPClientError { return classify(error) }
         if let error = error as? NIOConnectionError { return classify(error) }
         if let error = error as? IOError { return classify(errno: error.errnoCode, error) }

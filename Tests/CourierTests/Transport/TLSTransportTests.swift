@@ -12,7 +12,7 @@ struct TLSTransportTests {
     static func transport(trusting server: TestServer, http1Only: Bool = false) throws -> AsyncHTTPClientTransport {
         let ca = try #require(server.certificateAuthorityDER)
         var configuration = AsyncHTTPClientTransport.Configuration()
-        configuration.tlsConfiguration.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(ca), format: .der)])
+        configuration.securityPolicy.trustedRootCertificates = [ca]
         configuration.httpVersion = http1Only ? .http1Only : .automatic
         return AsyncHTTPClientTransport(configuration: configuration)
     }

@@ -1,0 +1,170 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOSSL
+import Synchronization
+
+/// The `HTTPClient`s of one ``AsyncHTTPClientTransport``: one for plain HTTP, and one per (security policy instance,
+/// its TLS stack requirements, host) for HTTPS, all on the same event loop group.
+///
+/// AsyncHTTPClient's connection hooks are client-wide and do not know the host, so enforcing a policy (which checks
+/// the host name) needs a client per host; keying by policy identity means two policies never share a connection.
+/// The lookup on the request path is one dictionary read under a lock plus one atomic load; a client and its TLS
+/// configuration are made only for the first request to a host, or after the policy's trust roots changed.
+final class EngineClientPool: Sendable {
+    private struct Key: Hashable {
+        let policy: ObjectIdentifier
+        let host: String
+    }
+
+    private struct Entry {
+        /// Held strongly, so the policy's identity cannot be reused while the entry exists.
+        let policy: SecurityPolicy
+        let requirementsRevision: UInt64
+        let requirements: TLSStackRequirements
+        let client: HTTPClient
+    }
+
+    private struct State {
+        var entries: [Key: Entry] = [:]
+        /// Clients replaced after their policy's requirements changed; kept (finishing their requests) until shutdown.
+        var retired: [HTTPClient] = []
+        var isShutDown = false
+    }
+
+    /// The client for `http` URLs (no TLS, so no policy).
+    let plainClient: HTTPClient
+    /// The event loop group every client runs on.
+    let eventLoopGroup: any EventLoopGroup
+    private let configuration: AsyncHTTPClientTransport.Configuration
+    private let hostPolicies: [String: SecurityPolicy]
+    private let state = Mutex(State())
+
+    init(configuration: AsyncHTTPClientTransport.Configuration, eventLoopGroup: any EventLoopGroup) {
+        self.configuration = configuration
+        self.eventLoopGroup = eventLoopGroup
+        var hostPolicies: [String: SecurityPolicy] = [:]
+        for (host, policy) in configuration.securityPolicies {
+            hostPolicies[host.lowercased()] = policy
+        }
+        self.hostPolicies = hostPolicies
+        self.plainClient = HTTPClient(
+            eventLoopGroup: eventLoopGroup,
+            configuration: configuration.makeClientConfiguration(
+                tls: configuration.tlsConfiguration,
+                verifier: configuration.connectionVerifier
+            )
+        )
+    }
+
+    /// The policy that applies to `host` (already lower-cased).
+    func policy(forHost host: String) -> SecurityPolicy {
+        hostPolicies[host] ?? configuration.securityPolicy
+    }
+
+    /// The client for HTTPS requests to `host`, made on first use.
+    /// - Throws: `HTTPClientError.alreadyShutdown` after ``shutdown()``; SwiftNIO SSL's error when a trust root of the
+    ///   policy cannot be loaded.
+    func client(forHTTPSHost rawHost: String) throws -> HTTPClient {
+        let host = Self.normalized(rawHost)
+        let policy = policy(forHost: host)
+        let key = Key(policy: ObjectIdentifier(policy), host: host)
+        let revision = policy.tlsStackRequirementsRevision
+        let current = state.withLock { state -> HTTPClient? in
+            guard let entry = state.entries[key], entry.requirementsRevision == revision else { return nil }
+            return entry.client
+        }
+        if let current { return current }
+        return try makeClient(key: key, policy: policy, revision: revision)
+    }
+
+    /// Shuts every client down; the first failure is rethrown after all were asked. Calling it twice is harmless.
+    func shutdown() async throws {
+        var firstError: (any Error)?
+        for client in takeAllClients() {
+            do {
+                try await client.shutdown()
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw firstError }
+    }
+
+    /// Starts shutting every client down without waiting (for a transport released without ``shutdown()``).
+    func shutdownInBackground() {
+        for client in takeAllClients() {
+            client.shutdown { _ in }
+        }
+    }
+
+    private func takeAllClients() -> [HTTPClient] {
+        let plainClient = self.plainClient
+        return state.withLock { state in
+            guard !state.isShutDown else { return [] }
+            state.isShutDown = true
+            let clients = [plainClient] + state.entries.values.map(\.client) + state.retired
+            state.entries = [:]
+            state.retired = []
+            return clients
+        }
+    }
+
+    private func makeClient(key: Key, policy: SecurityPolicy, revision: UInt64) throws -> HTTPClient {
+        let evaluation = TLSHandshakeEvaluation(policy: policy, domain: key.host)
+        let configuration = self.configuration
+        let group = eventLoopGroup
+        return try state.withLock { state throws -> HTTPClient in
+            guard !state.isShutDown else { throw HTTPClientError.alreadyShutdown }
+            if let entry = state.entries[key] {
+                if entry.requirements == evaluation.requirements {
+                    state.entries[key] = Entry(
+                        policy: policy, requirementsRevision: revision, requirements: entry.requirements, client: entry.client
+                    )
+                    return entry.client
+                }
+                state.retired.append(entry.client)
+                state.entries[key] = nil
+            }
+            let client = HTTPClient(
+                eventLoopGroup: group,
+                configuration: configuration.makeClientConfiguration(
+                    tls: try Self.tlsConfiguration(for: evaluation, configuration: configuration),
+                    verifier: Self.verifier(for: evaluation, then: configuration.connectionVerifier)
+                )
+            )
+            state.entries[key] = Entry(
+                policy: policy, requirementsRevision: revision, requirements: evaluation.requirements, client: client
+            )
+            return client
+        }
+    }
+
+    private static func tlsConfiguration(
+        for evaluation: TLSHandshakeEvaluation,
+        configuration: AsyncHTTPClientTransport.Configuration
+    ) throws -> TLSConfiguration {
+        var tls = try evaluation.makeTLSConfiguration(base: configuration.tlsConfiguration)
+        if let identity = configuration.clientCertificate {
+            tls.certificateChain = identity.certificateChain.map { .certificate($0) }
+            tls.privateKey = .privateKey(identity.privateKey)
+        }
+        return tls
+    }
+
+    /// The policy's check, then the caller's own hook when there is one.
+    private static func verifier(
+        for evaluation: TLSHandshakeEvaluation,
+        then next: (@Sendable (any Channel) -> EventLoopFuture<Void>)?
+    ) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
+        guard let next else { return evaluation.connectionInitializer }
+        return { channel in
+            evaluation.verify(channel).flatMap { next(channel) }
+        }
+    }
+
+    /// `host` lower-cased (URL hosts are case-insensitive); returned as is when it has no upper-case letter.
+    static func normalized(_ host: String) -> String {
+        host.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? host.lowercased() : host
+    }
+}
