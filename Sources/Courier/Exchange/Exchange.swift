@@ -33,6 +33,7 @@ public final class Exchange: Sendable {
         var received = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: -1)
         var task: Task<ExchangeResult, any Error>?
         var body: ResponseBodyStream?
+        var metrics = ExchangeMetrics(fetchStart: Date())
     }
 
     /// Creates an exchange; nothing is sent until ``start()`` or ``result()``.
@@ -55,8 +56,11 @@ public final class Exchange: Sendable {
     public var response: HTTPURLResponse? { live.withLock { $0.response } }
     /// Request body bytes sent so far, and expected.
     public var sendProgress: TransferProgress { live.withLock { $0.sent } }
-    /// Response body bytes delivered so far, and expected.
+    /// Response body bytes delivered so far, and expected (for a resumed download: including the
+    /// kept bytes).
     public var receiveProgress: TransferProgress { live.withLock { $0.received } }
+    /// Timings so far.
+    public var metrics: ExchangeMetrics { live.withLock { $0.metrics } }
 
     // MARK: Controlling
 
@@ -64,6 +68,7 @@ public final class Exchange: Sendable {
     public func start() {
         let started = machine.withLock { $0.start() } == .sendRequest
         guard started else { return }
+        live.withLock { $0.metrics.fetchStart = Date() }
         let task = Task { [self] in
             ExchangeNotifier.post(.courierRequestDidStart, request: originalRequest, error: nil)
             let outcome: Result<ExchangeResult, any Error>
@@ -132,19 +137,30 @@ public final class Exchange: Sendable {
     // MARK: The lifecycle
 
     private func run() async throws -> ExchangeResult {
-        var request = originalRequest
+        var resumption = configuration.resumption.flatMap { $0.canResume ? $0 : nil }
+        var request = resumption?.applied(to: originalRequest) ?? originalRequest
         var hop = HopState(body: configuration.body ?? RequestBody(request: request))
         var attempts: [AuthenticationChallenge.ProtectionSpace: Int] = [:]
 
         while true {
-            let response = try await configuration.transport.send(makeTransportRequest(request, hop: hop))
+            let transportRequest = try makeTransportRequest(request, hop: hop)
+            live.withLock {
+                $0.metrics.transactions.append(.init(request: request, requestStart: Date()))
+            }
+            let response = try await configuration.transport.send(transportRequest)
             live.withLock {
                 $0.response = response.head
                 $0.currentRequest = request
                 $0.body = response.body
+                $0.metrics.transactions[$0.metrics.transactions.count - 1].response = response.head
+                $0.metrics.transactions[$0.metrics.transactions.count - 1].httpVersion = response.httpVersion
+                $0.metrics.transactions[$0.metrics.transactions.count - 1].responseStart = Date()
             }
             storeCookies(from: response, for: request)
-            let action = machine.withLock { $0.receivedHead(headKind(of: response.head, request: request)) }
+            let kind: ExchangeStateMachine.HeadKind = resumption?.outcome(of: response.head) == .mismatch
+                ? .resumptionMismatch
+                : headKind(of: response.head, request: request)
+            let action = machine.withLock { $0.receivedHead(kind) }
 
             switch action {
             case .prepareFollowUp(.redirect):
@@ -162,8 +178,14 @@ public final class Exchange: Sendable {
                     hop.authorize(answer)
                     continue
                 }
+            case .prepareFollowUp(.restart):
+                try await abandon(response.body)
+                try followUp()
+                resumption = nil
+                request = DownloadResumption.removed(from: request)
+                continue
             case .deliverBody:
-                return try await deliver(response, request: request, hop: hop)
+                return try await deliver(response, request: request, hop: hop, resumption: resumption)
             default:
                 response.body.cancel()
                 throw cancelledError()
@@ -173,7 +195,7 @@ public final class Exchange: Sendable {
                 response.body.cancel()
                 throw cancelledError()
             }
-            return try await deliver(response, request: request, hop: hop)
+            return try await deliver(response, request: request, hop: hop, resumption: resumption)
         }
     }
 
@@ -291,6 +313,7 @@ public final class Exchange: Sendable {
     /// redirect or a challenge often never reads the upload, and the engine would wait for ever to
     /// finish a request the server has given up on.
     private func abandon(_ body: ResponseBodyStream) async throws {
+        defer { markResponseEnd() }
         guard sendProgress.totalBytesExpected == 0 else {
             body.cancel()
             return
@@ -377,19 +400,37 @@ public final class Exchange: Sendable {
 
     // MARK: Delivering the body
 
-    private func deliver(_ response: TransportResponse, request: URLRequest, hop: HopState) async throws -> ExchangeResult {
-        let expected = response.head.expectedContentLength
-        live.withLock { $0.received = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: expected) }
+    private func deliver(
+        _ response: TransportResponse,
+        request: URLRequest,
+        hop: HopState,
+        resumption: DownloadResumption?
+    ) async throws -> ExchangeResult {
+        let outcome = resumption?.outcome(of: response.head)
+        let kept: Int64 = if case .continued(let offset) = outcome { offset } else { 0 }
+        let length = response.head.expectedContentLength
+        live.withLock {
+            $0.received = TransferProgress(bytesThisTime: 0, totalBytes: kept, totalBytesExpected: length < 0 ? -1 : kept + length)
+        }
         rememberWorkingCredential(hop, response: response.head)
         configuration.didReceiveResponse?(response.head)
         let redirects = machine.withLock { $0.redirectCount }
-
-        guard var writer = try configuration.sink.makeWriter() else {
-            return ExchangeResult(
-                request: request, response: response.head, data: nil,
-                body: ResponseBodyStream(ObservedBody(base: response.body, exchange: self), cancel: response.body.cancel),
-                bytesReceived: 0, redirectCount: redirects
+        func result(data: Data?, body: ResponseBodyStream?) -> ExchangeResult {
+            ExchangeResult(
+                request: request, response: response.head, data: data, body: body,
+                bytesReceived: receiveProgress.totalBytes - kept, redirectCount: redirects,
+                resumption: outcome, metrics: metrics
             )
+        }
+
+        if outcome == .alreadyComplete {
+            response.body.cancel()
+            _ = machine.withLock { $0.bodyFinished() }
+            markResponseEnd()
+            return result(data: Data(), body: nil)
+        }
+        guard var writer = try sink(for: outcome, kept: kept).makeWriter() else {
+            return result(data: nil, body: ResponseBodyStream(ObservedBody(base: response.body, exchange: self), cancel: response.body.cancel))
         }
         do {
             for try await chunk in response.body {
@@ -399,14 +440,36 @@ public final class Exchange: Sendable {
             }
             let data = try writer.finish()
             _ = machine.withLock { $0.bodyFinished() }
-            return ExchangeResult(
-                request: request, response: response.head, data: data, body: nil,
-                bytesReceived: receiveProgress.totalBytes, redirectCount: redirects
-            )
+            markResponseEnd()
+            return result(data: data, body: nil)
         } catch {
             writer.abandon()
             response.body.cancel()
             throw error
+        }
+    }
+
+    /// The sink for the final body: a resumed file continues after its kept bytes or starts over;
+    /// an unrelated answer (an error status) goes to memory so the kept bytes stay untouched.
+    private func sink(for outcome: ResumptionOutcome?, kept: Int64) -> ResponseSink {
+        switch (configuration.sink, outcome) {
+        case (.file(let url, _), .continued?):
+            return .file(url, offset: kept)
+        case (.file(let url, _), .restarted?):
+            return .file(url, offset: 0)
+        case (_, .unrelated?):
+            return .memory
+        default:
+            return configuration.sink
+        }
+    }
+
+    private func markResponseEnd() {
+        let now = Date()
+        live.withLock { state in
+            guard !state.metrics.transactions.isEmpty else { return }
+            state.metrics.transactions[state.metrics.transactions.count - 1].responseEnd = now
+            state.metrics.end = now
         }
     }
 
@@ -420,6 +483,7 @@ public final class Exchange: Sendable {
     }
 
     fileprivate func streamDidEnd(error: (any Error)?) {
+        markResponseEnd()
         if error == nil {
             _ = machine.withLock { $0.bodyFinished() }
         } else {

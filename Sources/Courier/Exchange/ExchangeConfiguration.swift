@@ -61,6 +61,10 @@ public struct ExchangeConfiguration: Sendable {
     public var downloadProgress: (@Sendable (TransferProgress) -> Void)?
     /// Called once with the final response head, before its body is delivered. Default `nil`.
     public var didReceiveResponse: (@Sendable (HTTPURLResponse) -> Void)?
+    /// Continue a partial download: the request carries `Range` and `If-Range`, a 206 continues after
+    /// the kept bytes (a file sink keeps them), a 200 starts over cleanly, and an unrelated status
+    /// leaves the kept bytes untouched (its body goes to ``ExchangeResult/data``). Default `nil`.
+    public var resumption: DownloadResumption?
     /// Called once when the exchange ends, on the exchange's task. Default `nil`.
     public var completion: (@Sendable (Result<ExchangeResult, any Error>) -> Void)?
 
@@ -69,20 +73,4 @@ public struct ExchangeConfiguration: Sendable {
     public init(transport: any HTTPTransport) {
         self.transport = transport
     }
-}
-
-/// What an exchange produced.
-public struct ExchangeResult: Sendable {
-    /// The last request sent (after redirects and authentication retries).
-    public let request: URLRequest
-    /// The final response.
-    public let response: HTTPURLResponse
-    /// The body, for the `.memory` sink.
-    public let data: Data?
-    /// The body stream, for the `.stream` sink.
-    public let body: ResponseBodyStream?
-    /// Body bytes written to the sink (for `.stream`: 0 when the result is returned).
-    public let bytesReceived: Int64
-    /// How many redirects were followed.
-    public let redirectCount: Int
 }

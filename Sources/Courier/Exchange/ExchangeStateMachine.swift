@@ -38,6 +38,8 @@ public struct ExchangeStateMachine: Sendable, Equatable {
         case redirect
         /// A 401 the exchange can answer with a credential.
         case authentication
+        /// A resumed download whose answer does not fit the kept bytes: ask again for everything.
+        case restart
     }
 
     /// What kind of response head arrived.
@@ -46,6 +48,8 @@ public struct ExchangeStateMachine: Sendable, Equatable {
         case redirect
         /// An authentication challenge the exchange may answer.
         case challenge
+        /// An answer to a resumed download that does not fit the kept bytes.
+        case resumptionMismatch
         /// Anything else: its body is the result.
         case final
     }
@@ -110,6 +114,9 @@ public struct ExchangeStateMachine: Sendable, Equatable {
         case .challenge:
             phase = .followingUp(.authentication)
             return .prepareFollowUp(.authentication)
+        case .resumptionMismatch:
+            phase = .followingUp(.restart)
+            return .prepareFollowUp(.restart)
         case .final:
             phase = .receivingBody
             return .deliverBody
@@ -128,6 +135,8 @@ public struct ExchangeStateMachine: Sendable, Equatable {
             redirectCount += 1
         case .authentication:
             authenticationRetries += 1
+        case .restart:
+            break
         }
         phase = .awaitingResponse
         return .sendRequest

@@ -15,7 +15,11 @@ struct ExchangeStateMachineTests {
             _ = machine.start()
         case .followingUp(let reason):
             _ = machine.start()
-            _ = machine.receivedHead(reason == .redirect ? .redirect : .challenge)
+            switch reason {
+            case .redirect: _ = machine.receivedHead(.redirect)
+            case .authentication: _ = machine.receivedHead(.challenge)
+            case .restart: _ = machine.receivedHead(.resumptionMismatch)
+            }
         case .receivingBody:
             _ = machine.start()
             _ = machine.receivedHead(.final)
@@ -35,7 +39,7 @@ struct ExchangeStateMachineTests {
     }
 
     static let allPhases: [Machine.Phase] = [
-        .idle, .awaitingResponse, .followingUp(.redirect), .followingUp(.authentication),
+        .idle, .awaitingResponse, .followingUp(.redirect), .followingUp(.authentication), .followingUp(.restart),
         .receivingBody, .completed, .failed, .cancelled,
     ]
 
@@ -62,6 +66,11 @@ struct ExchangeStateMachineTests {
         #expect(challenge.receivedHead(.challenge) == .prepareFollowUp(.authentication))
         #expect(challenge.phase == .followingUp(.authentication))
 
+        var mismatch = Self.machine(in: .awaitingResponse)
+        #expect(mismatch.receivedHead(.resumptionMismatch) == .prepareFollowUp(.restart))
+        #expect(mismatch.follow() == .sendRequest)
+        #expect(mismatch.redirectCount == 0 && mismatch.authenticationRetries == 0)
+
         var final = Self.machine(in: .awaitingResponse)
         #expect(final.receivedHead(.final) == .deliverBody)
         #expect(final.phase == .receivingBody)
@@ -69,7 +78,7 @@ struct ExchangeStateMachineTests {
 
     @Test func headIgnoredOutsideAwaitingResponse() {
         for phase in Self.allPhases where phase != .awaitingResponse {
-            for kind in [Machine.HeadKind.redirect, .challenge, .final] {
+            for kind in [Machine.HeadKind.redirect, .challenge, .resumptionMismatch, .final] {
                 var machine = Self.machine(in: phase)
                 #expect(machine.receivedHead(kind) == Machine.Action.none, "\(kind) in \(phase)")
                 #expect(machine.phase == phase)
@@ -98,7 +107,7 @@ struct ExchangeStateMachineTests {
     }
 
     @Test func declineDeliversTheResponseItself() {
-        for reason in [Machine.FollowUp.redirect, .authentication] {
+        for reason in [Machine.FollowUp.redirect, .authentication, .restart] {
             var machine = Self.machine(in: .followingUp(reason))
             #expect(machine.decline() == .deliverBody)
             #expect(machine.phase == .receivingBody)
