@@ -1,0 +1,74 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What ``DownloadTask/cancel(byProducingResumeData:)`` produces, encoded as JSON: enough to
+/// continue the download in another task, another manager or another process.
+///
+/// It records the URL (after redirects), the request's method and headers, the path of the
+/// partial file, the bytes it holds and the response's validators (`ETag`, `Last-Modified`).
+/// The new task asks for the rest with `Range` and `If-Range`; a server that ignores ranges, or a
+/// resource that changed, answers with the whole body and the download restarts cleanly.
+public struct DownloadResumeData: Codable, Sendable, Equatable {
+    /// The format version; 1.
+    public var version = 1
+    /// The URL to continue from (the last one, after redirects).
+    public var url: URL
+    /// The request method. Default `"GET"`.
+    public var httpMethod: String
+    /// The request's own headers (without `Range` and `If-Range`).
+    public var headers: [String: String]
+    /// The partial file, kept on disk until the download resumes.
+    public var partialFilePath: String
+    /// Bytes on disk and validators.
+    public var resumption: DownloadResumption
+
+    /// Decodes resume data produced by ``DownloadTask/cancel(byProducingResumeData:)``.
+    /// - Throws: `URLError(.cannotDecodeRawData)` when `data` is not Courier resume data.
+    public init(data: Data) throws {
+        do {
+            self = try JSONDecoder().decode(DownloadResumeData.self, from: data)
+        } catch {
+            throw URLError(.cannotDecodeRawData, userInfo: [
+                NSUnderlyingErrorKey: error,
+                NSLocalizedDescriptionKey: "The resume data is not Courier download resume data: \(error).",
+            ])
+        }
+    }
+
+    init(request: URLRequest, partialFile: URL, resumption: DownloadResumption) {
+        url = request.url ?? partialFile
+        httpMethod = request.httpMethod ?? "GET"
+        headers = DownloadResumption.removed(from: request).allHTTPHeaderFields ?? [:]
+        partialFilePath = partialFile.path
+        self.resumption = resumption
+    }
+
+    /// The JSON encoding handed to callers.
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return try encoder.encode(self)
+    }
+
+    /// The request to continue with (the exchange adds `Range` and `If-Range`).
+    var request: URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = httpMethod
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+
+    /// The partial file as a URL.
+    var partialFile: URL { URL(fileURLWithPath: partialFilePath) }
+
+    /// The resumption point, checked against the partial file: bytes that are no longer on disk
+    /// cannot be kept, so a shorter or missing file lowers the offset (to 0: a clean restart).
+    func verifiedResumption() -> DownloadResumption {
+        let size = (try? FileManager.default.attributesOfItem(atPath: partialFilePath)[.size] as? NSNumber)?.int64Value ?? 0
+        var resumption = self.resumption
+        resumption.offset = min(resumption.offset, size)
+        return resumption
+    }
+}

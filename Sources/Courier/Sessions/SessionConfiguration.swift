@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The settings of a ``URLSessionManager``: Courier's counterpart of `URLSessionConfiguration`.
+///
+/// A manager copies its configuration when it is created; later changes to the value do not
+/// affect it.
+public struct SessionConfiguration: Sendable {
+    /// Which HTTP versions a session's connections may use.
+    public typealias HTTPVersionPolicy = AsyncHTTPClientTransport.HTTPVersionPolicy
+
+    /// The idle timeout of each request: how long a request may go without a byte moving before it
+    /// fails with `URLError(.timedOut)`. Applied to requests that keep `URLRequest`'s default of
+    /// 60 s. Default 60 s.
+    public var timeoutIntervalForRequest: TimeInterval = 60
+    /// The most time a task may take from `resume()` to its end, whatever moves; it then fails with
+    /// `URLError(.timedOut)`. Default 7 days, as `URLSessionConfiguration`.
+    public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 60 * 60
+    /// Headers added to every request that does not set them itself. Default: empty.
+    public var httpAdditionalHeaders: [String: String] = [:]
+    /// The most HTTP/1.1 connections to one host. Default 8. Used when the session makes its own
+    /// transport (``transport`` is `nil`).
+    public var httpMaximumConnectionsPerHost: Int = 8
+    /// Which HTTP versions may be used. Default `.automatic` (HTTP/2 when the server offers it over
+    /// TLS). Used when the session makes its own transport.
+    public var httpVersion: HTTPVersionPolicy = .automatic
+    /// How long a TCP connection (and TLS handshake) may take. Default 10 s. Used when the session
+    /// makes its own transport.
+    public var connectTimeout: TimeInterval = 10
+    /// Where cookies are kept. Default: ``CookieJar/processShared`` for `.default`, a jar of the
+    /// session's own for `.ephemeral`. `nil` disables cookies.
+    public var httpCookieStorage: CookieJar?
+    /// Whether requests send and store cookies (when the request's own `httpShouldHandleCookies`
+    /// agrees). Default `true`.
+    public var httpShouldSetCookies = true
+    /// Where credentials that worked are kept and looked up. Default: `CredentialStore.shared` for
+    /// `.default`, a store of the session's own for `.ephemeral`. `nil` disables the store.
+    public var urlCredentialStorage: CredentialStore?
+    /// The cache that the data-task will-cache block stores responses in. Default `nil`: nothing is
+    /// cached (Courier's engine has no HTTP cache of its own).
+    public var urlCache: URLCache?
+    /// Decides which server certificates are trusted, enforced by the session's own transport
+    /// during the TLS handshake. Default `SecurityPolicy.default`. Ignored when ``transport`` is set
+    /// (configure that transport's policy instead).
+    public var securityPolicy: SecurityPolicy = .default
+    /// The transport every task of the session uses. Default `nil`: the session makes one
+    /// `AsyncHTTPClientTransport` of its own from the settings above and shuts it down when the
+    /// session is invalidated. A transport given here is shared and never shut down by the session.
+    public var transport: (any HTTPTransport)?
+
+    /// A configuration with the defaults listed on each property, using the process-wide cookie
+    /// jar and credential store.
+    public init() {
+        httpCookieStorage = CookieJar.processShared
+        urlCredentialStorage = .shared
+    }
+
+    /// The default configuration: process-wide cookie jar and credential store.
+    public static var `default`: SessionConfiguration { SessionConfiguration() }
+
+    /// A configuration that shares nothing with other sessions: a cookie jar and a credential
+    /// store of its own, no cache. Courier never writes session state to disk, so nothing outlives
+    /// the session.
+    public static var ephemeral: SessionConfiguration {
+        var configuration = SessionConfiguration()
+        configuration.httpCookieStorage = CookieJar()
+        configuration.urlCredentialStorage = CredentialStore()
+        return configuration
+    }
+
+    /// The settings of the transport a session makes for itself.
+    var transportConfiguration: AsyncHTTPClientTransport.Configuration {
+        var settings = AsyncHTTPClientTransport.Configuration()
+        settings.maximumConnectionsPerHost = httpMaximumConnectionsPerHost
+        settings.httpVersion = httpVersion
+        settings.connectTimeout = connectTimeout
+        settings.securityPolicy = securityPolicy
+        return settings
+    }
+
+    /// `request` as the session sends it: the session's timeout and additional headers applied.
+    func prepared(_ request: URLRequest) -> URLRequest {
+        var request = request
+        if request.timeoutInterval == URLRequest.defaultTimeoutInterval {
+            request.timeoutInterval = timeoutIntervalForRequest
+        }
+        for (name, value) in httpAdditionalHeaders where request.value(forHTTPHeaderField: name) == nil {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        return request
+    }
+}
+
+extension URLRequest {
+    /// The timeout a `URLRequest` gets when none is given.
+    static let defaultTimeoutInterval: TimeInterval = 60
+}
+
+extension CookieJar {
+    /// The jar shared by every session with the `.default` configuration, like
+    /// `HTTPCookieStorage.shared`.
+    public static let processShared = CookieJar()
+}

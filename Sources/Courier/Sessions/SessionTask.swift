@@ -1,0 +1,339 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request run by a ``URLSessionManager``, shaped like `URLSessionTask`: the superclass of
+/// ``DataTask``, ``UploadTask`` and ``DownloadTask``.
+///
+/// A task is a thin façade over one ``Exchange``: the exchange does the redirects, the
+/// authentication, the cookies, the pausing and the cancellation; the task adds URLSession's
+/// states, counters, `Progress` objects and the manager's delegate blocks. Tasks start suspended:
+/// nothing is sent until ``resume()``.
+///
+/// Not meant to be subclassed outside Courier. All mutable state is behind `shared`'s `Mutex`,
+/// which is what makes the `@unchecked Sendable` sound (the class is not final only so that the
+/// three task kinds can share this code).
+public class SessionTask: @unchecked Sendable, CustomStringConvertible {
+    /// A number unique among the tasks of the manager that made the task.
+    public let taskIdentifier: Int
+    /// The request as the task was created with it (before the session's headers and redirects).
+    public let originalRequest: URLRequest?
+    /// The progress of the upload (request body): `completedUnitCount` is bytes sent.
+    public let uploadProgress: Progress
+    /// The progress of the download (response body): `completedUnitCount` is bytes received.
+    public let downloadProgress: Progress
+
+    /// The manager that made the task; it keeps the task until the task completes.
+    let manager: URLSessionManager
+    private let shared: Mutex<Shared>
+
+    private struct Shared {
+        var lifecycle = SessionTaskLifecycle()
+        var exchange: Exchange?
+        var runner: Task<Void, Never>?
+        var request: URLRequest?
+        var response: HTTPURLResponse?
+        var error: (any Error)?
+        var sent = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: -1)
+        var received = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: -1)
+        var resumedAt: Date?
+        var timedOut = false
+        var description: String?
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var progressObservers: [UUID: ProgressObserver] = [:]
+        var uploadBlock: URLSessionManager.ProgressBlock?
+        var downloadBlock: URLSessionManager.ProgressBlock?
+        var rejected = false
+    }
+
+    struct ProgressObserver {
+        let direction: TransferDirection
+        let continuation: AsyncStream<TransferProgress>.Continuation
+    }
+
+    init(identifier: Int, request: URLRequest?, manager: URLSessionManager) {
+        taskIdentifier = identifier
+        originalRequest = request
+        self.manager = manager
+        uploadProgress = Progress(totalUnitCount: -1)
+        downloadProgress = Progress(totalUnitCount: -1)
+        shared = Mutex(Shared(request: request))
+    }
+
+    // MARK: Observing
+
+    /// The request on the wire now: the original one with the session's headers, after redirects.
+    public var currentRequest: URLRequest? { shared.withLock { $0.exchange?.currentRequest ?? $0.request } }
+    /// The response head, once it arrived.
+    public var response: URLResponse? { shared.withLock { $0.response } }
+    /// Why the task failed, once it completed; `nil` on success. Cancellation is
+    /// `URLError(.cancelled)`.
+    public var error: (any Error)? { shared.withLock { $0.error } }
+    /// Where the task is in its life.
+    public var state: SessionTaskState { shared.withLock { $0.lifecycle.state } }
+    /// Request body bytes sent.
+    public var countOfBytesSent: Int64 { shared.withLock { $0.sent.totalBytes } }
+    /// Request body bytes to send, or -1 when unknown (`NSURLSessionTransferSizeUnknown`).
+    public var countOfBytesExpectedToSend: Int64 { shared.withLock { $0.sent.totalBytesExpected } }
+    /// Response body bytes received (for a resumed download: including the bytes kept on disk).
+    public var countOfBytesReceived: Int64 { shared.withLock { $0.received.totalBytes } }
+    /// Response body bytes expected, or -1 when the response has no `Content-Length`.
+    public var countOfBytesExpectedToReceive: Int64 { shared.withLock { $0.received.totalBytesExpected } }
+    /// The task's progress: the download for data and download tasks, the upload for upload tasks.
+    public var progress: Progress { downloadProgress }
+    /// Free text for the caller. Default `nil`.
+    public var taskDescription: String? {
+        get { shared.withLock { $0.description } }
+        set { shared.withLock { $0.description = newValue } }
+    }
+
+    /// The task kind and identifier, with the URL.
+    public var description: String {
+        "\(type(of: self))(\(taskIdentifier), \(originalRequest?.url?.absoluteString ?? "no URL"))"
+    }
+
+    /// Progress updates of one direction as an `AsyncSequence`; it ends when the task completes.
+    /// Only the newest update is kept for a slow reader.
+    public func progressUpdates(_ direction: TransferDirection = .download) -> AsyncStream<TransferProgress> {
+        let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
+        let key = UUID()
+        let finished = shared.withLock { state -> Bool in
+            guard state.lifecycle.state != .completed else { return true }
+            state.progressObservers[key] = ProgressObserver(direction: direction, continuation: continuation)
+            return false
+        }
+        if finished { continuation.finish() }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.shared.withLock { $0.progressObservers.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    // MARK: Controlling
+
+    /// Starts the task, or reads again after ``suspend()``. Does nothing when running or finished.
+    public func resume() {
+        let action = shared.withLock { state -> SessionTaskLifecycle.Action in
+            let action = state.lifecycle.resume()
+            if action == .start { state.resumedAt = Date() }
+            return action
+        }
+        switch action {
+        case .start:
+            start()
+        case .unpause:
+            shared.withLock { $0.exchange }?.resume()
+        default:
+            return
+        }
+        manager.post(.courierTaskDidResume, task: self, userInfo: [:])
+    }
+
+    /// Stops reading the response; the connection stays open, and the server waits (TCP
+    /// backpressure). ``resume()`` continues with the same bytes.
+    public func suspend() {
+        let action = shared.withLock { $0.lifecycle.suspend() }
+        guard action == .pause else { return }
+        shared.withLock { $0.exchange }?.pause()
+        manager.post(.courierTaskDidSuspend, task: self, userInfo: [:])
+    }
+
+    /// Cancels the task; it completes with `URLError(.cancelled)`.
+    public func cancel() {
+        let action = shared.withLock { $0.lifecycle.cancel() }
+        switch action {
+        case .cancelExchange:
+            shared.withLock { $0.exchange }?.cancel()
+        case .completeCancelled:
+            let runner = Task { [self] in
+                await finish(response: nil, error: URLError(.cancelled, userInfo: [
+                    NSURLErrorFailingURLErrorKey: originalRequest?.url as Any,
+                    NSLocalizedDescriptionKey: "The task was cancelled before it started.",
+                ]))
+            }
+            shared.withLock { $0.runner = runner }
+        default:
+            return
+        }
+    }
+
+    /// Waits until the task has completed (its completion delivered to the delegate queue).
+    func waitUntilCompleted() async {
+        await withCheckedContinuation { continuation in
+            let done = shared.withLock { state -> Bool in
+                guard state.lifecycle.state != .completed else { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    // MARK: Kinds
+
+    /// The exchange settings of this task kind, on top of the session's.
+    func configure(_ configuration: inout ExchangeConfiguration) {}
+
+    /// Runs the exchange to its end and calls ``finish(response:error:)``.
+    func run(_ exchange: Exchange) async {
+        do {
+            let result = try await exchange.result()
+            await finish(response: result.response, error: nil)
+        } catch {
+            await finish(response: exchange.response, error: error)
+        }
+    }
+
+    /// Queues this kind's completion handler and the did-complete notification on the completion
+    /// queue. Called on the delegate queue after the did-complete block.
+    func deliverCompletion(error: (any Error)?) {
+        manager.completionContext.deliver { [self] in
+            var userInfo: [String: Any] = [:]
+            if let error { userInfo[SessionNotificationKey.error] = error }
+            manager.postDidComplete(task: self, userInfo: userInfo)
+        }
+    }
+
+    // MARK: Running
+
+    func setProgressBlocks(upload: URLSessionManager.ProgressBlock?, download: URLSessionManager.ProgressBlock?) {
+        shared.withLock { state in
+            state.uploadBlock = upload
+            state.downloadBlock = download
+        }
+    }
+
+    /// Marks a task made by an invalidated session: it completes with an error once resumed.
+    func reject() {
+        shared.withLock { $0.rejected = true }
+    }
+
+    /// Marks the task running without an exchange of its own (a data task's body handed over).
+    func forceRunning() -> Bool {
+        shared.withLock { state in
+            state.resumedAt = Date()
+            return state.lifecycle.resume() == .start
+        }
+    }
+
+    /// Completes the task without calling any block (a data task that became a download task).
+    func finishQuietly(response: HTTPURLResponse) async {
+        let waiters = shared.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard state.lifecycle.complete() else { return [] }
+            state.response = response
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+        manager.forget(self)
+    }
+
+    private func start() {
+        if shared.withLock({ $0.rejected }) {
+            let runner = Task { [self] in
+                await finish(response: nil, error: URLError(.cancelled, userInfo: [
+                    NSURLErrorFailingURLErrorKey: originalRequest?.url as Any,
+                    NSLocalizedDescriptionKey: "The session was invalidated before the task was created.",
+                ]))
+            }
+            shared.withLock { $0.runner = runner }
+            return
+        }
+        var configuration = manager.exchangeConfiguration(for: self)
+        configure(&configuration)
+        let request = manager.configuration.prepared(originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/")))
+        let exchange = Exchange(request: request, configuration: configuration)
+        let timeout = manager.configuration.timeoutIntervalForResource
+        let runner = Task { [self] in
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(timeout))
+                shared.withLock { $0.timedOut = true }
+                exchange.cancel()
+            }
+            await run(exchange)
+            watchdog.cancel()
+        }
+        shared.withLock { state in
+            state.exchange = exchange
+            state.runner = runner
+        }
+        // A suspend() between resume() and here found no exchange to pause.
+        if state == .suspended { exchange.pause() }
+        if state == .canceling { exchange.cancel() }
+    }
+
+    /// Records the response head.
+    func didReceive(response: HTTPURLResponse) {
+        shared.withLock { $0.response = response }
+    }
+
+    /// Records request body progress and reports it to the observers and the delegate block.
+    func didSend(_ progress: TransferProgress) {
+        let (observers, block) = shared.withLock { state in
+            state.sent = progress
+            return (state.progressObservers.values.filter { $0.direction == .upload }, state.uploadBlock)
+        }
+        uploadProgress.totalUnitCount = progress.totalBytesExpected
+        uploadProgress.completedUnitCount = progress.totalBytes
+        for observer in observers { observer.continuation.yield(progress) }
+        if let block { manager.delegateQueue.async { [uploadProgress] in block(uploadProgress) } }
+        manager.taskDidSendBodyData(self, progress)
+    }
+
+    /// Records response body progress and reports it to the observers.
+    func didReceive(_ progress: TransferProgress) {
+        let (observers, block) = shared.withLock { state in
+            state.received = progress
+            return (state.progressObservers.values.filter { $0.direction == .download }, state.downloadBlock)
+        }
+        downloadProgress.totalUnitCount = progress.totalBytesExpected
+        downloadProgress.completedUnitCount = progress.totalBytes
+        for observer in observers { observer.continuation.yield(progress) }
+        if let block { manager.delegateQueue.async { [downloadProgress] in block(downloadProgress) } }
+    }
+
+    /// Completes the task: state, error, then (on the delegate queue) the metrics block, the
+    /// did-complete block, the completion handler and the notification.
+    func finish(response: HTTPURLResponse?, error: (any Error)?) async {
+        let (completed, exchange, timedOut, resumedAt) = shared.withLock { state in
+            (state.lifecycle.complete(), state.exchange, state.timedOut, state.resumedAt)
+        }
+        guard completed else { return }
+        var error = error
+        if timedOut, let urlError = error as? URLError, urlError.code == .cancelled {
+            error = URLError(.timedOut, userInfo: [
+                NSURLErrorFailingURLErrorKey: originalRequest?.url as Any,
+                NSLocalizedDescriptionKey: "The task exceeded the session's resource timeout.",
+            ])
+        }
+        let (waiters, observers) = shared.withLock { state in
+            if let response { state.response = response }
+            state.error = error
+            defer {
+                state.waiters.removeAll()
+                state.progressObservers.removeAll()
+            }
+            return (state.waiters, Array(state.progressObservers.values))
+        }
+        for observer in observers { observer.continuation.finish() }
+        let metrics = exchange.map {
+            SessionTaskMetrics(exchange: $0.metrics, resumedAt: resumedAt ?? $0.metrics.fetchStart,
+                               bytesSent: countOfBytesSent, bytesReceived: countOfBytesReceived)
+        }
+        let finalError = error
+        await manager.taskDidComplete(self, metrics: metrics, error: finalError) { [self] in
+            deliverCompletion(error: finalError)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// Which way bytes move.
+public enum TransferDirection: Sendable, Equatable {
+    /// The request body.
+    case upload
+    /// The response body.
+    case download
+}

@@ -1,0 +1,88 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How tasks reach the delegate blocks: each call goes to the delegate queue, in the order the
+/// task makes it.
+extension URLSessionManager {
+    func taskWillPerformHTTPRedirection(_ task: SessionTask, response: HTTPURLResponse, proposed: URLRequest) async -> URLRequest? {
+        guard let block = blocks.withLock({ $0.taskWillPerformHTTPRedirection }) else { return proposed }
+        return await onDelegateQueue { [self] in block(self, task, response, proposed) }
+    }
+
+    func taskDidReceiveChallenge(_ task: SessionTask, _ challenge: AuthenticationChallenge) async -> AuthenticationDisposition {
+        let (taskBlock, sessionBlock) = blocks.withLock { ($0.taskDidReceiveChallenge, $0.sessionDidReceiveChallenge) }
+        if let taskBlock {
+            return await onDelegateQueue { [self] in taskBlock(self, task, challenge) }
+        }
+        if let sessionBlock {
+            return await onDelegateQueue { [self] in sessionBlock(self, challenge) }
+        }
+        return .performDefaultHandling
+    }
+
+    func taskNeedNewBodyStream(_ task: SessionTask) -> InputStream? {
+        guard let block = blocks.withLock({ $0.taskNeedNewBodyStream }) else { return nil }
+        return onDelegateQueueNow { block(self, task) }
+    }
+
+    func taskDidSendBodyData(_ task: SessionTask, _ progress: TransferProgress) {
+        guard let block = blocks.withLock({ $0.taskDidSendBodyData }) else { return }
+        delegateQueue.async { [self] in
+            block(self, task, progress.bytesThisTime, progress.totalBytes, progress.totalBytesExpected)
+        }
+    }
+
+    func dataTaskDidReceiveResponse(_ task: DataTask, _ response: HTTPURLResponse) async -> ResponseDisposition {
+        guard let block = blocks.withLock({ $0.dataTaskDidReceiveResponse }) else { return .allow }
+        return await onDelegateQueue { [self] in block(self, task, response) }
+    }
+
+    func dataTaskDidBecomeDownloadTask(_ task: DataTask, _ download: DownloadTask) async {
+        guard let block = blocks.withLock({ $0.dataTaskDidBecomeDownloadTask }) else { return }
+        await onDelegateQueue { [self] in block(self, task, download) }
+    }
+
+    func dataTaskDidReceiveData(_ task: DataTask, _ data: Data) {
+        guard let block = blocks.withLock({ $0.dataTaskDidReceiveData }) else { return }
+        delegateQueue.async { [self] in block(self, task, data) }
+    }
+
+    /// Offers a successful response to the will-cache block and stores the answer in the
+    /// session's cache, if it has one.
+    func dataTaskWillCacheResponse(_ task: DataTask, response: HTTPURLResponse, data: Data) async {
+        let block = blocks.withLock { $0.dataTaskWillCacheResponse }
+        let cache = configuration.urlCache
+        guard block != nil || cache != nil, (200..<300).contains(response.statusCode),
+              let request = task.currentRequest else { return }
+        await onDelegateQueue { [self] in
+            let proposed = CachedURLResponse(response: response, data: data)
+            let chosen = block.map { $0(self, task, proposed) } ?? proposed
+            if let chosen, let cache { cache.storeCachedResponse(chosen, for: request) }
+        }
+    }
+
+    /// The did-finish-downloading block, then the task's destination: where the file goes, or
+    /// `nil` when nobody wants it.
+    func downloadTaskDidFinishDownloading(_ task: DownloadTask, location: URL, destination: DownloadTask.Destination?) async -> URL? {
+        let block = blocks.withLock { $0.downloadTaskDidFinishDownloading }
+        guard block != nil || destination != nil else { return nil }
+        return await onDelegateQueue { [self] in
+            if let chosen = block?(self, task, location) { return chosen }
+            return destination?(location, task.response)
+        }
+    }
+
+    func downloadTaskDidWriteData(_ task: DownloadTask, _ progress: TransferProgress) {
+        guard let block = blocks.withLock({ $0.downloadTaskDidWriteData }) else { return }
+        delegateQueue.async { [self] in
+            block(self, task, progress.bytesThisTime, progress.totalBytes, progress.totalBytesExpected)
+        }
+    }
+
+    func downloadTaskDidResume(_ task: DownloadTask, offset: Int64, expectedTotalBytes: Int64) {
+        guard let block = blocks.withLock({ $0.downloadTaskDidResume }) else { return }
+        delegateQueue.async { [self] in block(self, task, offset, expectedTotalBytes) }
+    }
+}
