@@ -1,0 +1,68 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Holds an `OutputStream` (not Sendable) inside the operation's locked state. The operation
+/// hands the stream only to its own body writer, one write at a time.
+final class OutputStreamBox: @unchecked Sendable {
+    let stream: OutputStream
+    let target: OutputStreamTarget
+
+    init(_ stream: OutputStream) {
+        self.stream = stream
+        nonisolated(unsafe) let handed = stream
+        self.target = OutputStreamTarget(handed)
+    }
+}
+
+/// The blocks an operation passes to each exchange, and copies.
+struct OperationBlocks: Sendable {
+    var uploadProgress: (@Sendable (_ bytes: Int, _ totalBytes: Int64, _ totalBytesExpected: Int64) -> Void)?
+    var downloadProgress: (@Sendable (_ bytes: Int, _ totalBytes: Int64, _ totalBytesExpected: Int64) -> Void)?
+    var authenticationChallenge: (@Sendable (AuthenticationChallenge) async -> AuthenticationDisposition)?
+    var redirectResponse: (@Sendable (_ request: URLRequest, _ redirectResponse: URLResponse?) -> URLRequest?)?
+    var cacheResponse: (@Sendable (CachedURLResponse) -> CachedURLResponse?)?
+}
+
+/// Everything mutable about a ``URLConnectionOperation``, guarded by one `Mutex`.
+struct OperationStorage: Sendable {
+    var machine = OperationStateMachine()
+    var request: URLRequest
+    var response: HTTPURLResponse?
+    var error: (any Error)?
+    var responseData: Data?
+    /// The memory body while it is received.
+    var buffer = Data()
+    /// Bytes written to the output stream so far (they cannot be taken back).
+    var streamBytes: Int64 = 0
+    var totalBytesRead: Int64 = 0
+    var output: OutputStreamBox?
+    var outputFileURL: URL?
+    var userInfo: [String: any Sendable] = [:]
+    var credential: URLCredential?
+    var shouldUseCredentialStorage = true
+    var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
+    var transport: (any HTTPTransport)?
+    var completionQueue: DispatchQueue?
+    var completionGroup: DispatchGroup?
+    var completionBlock: (@Sendable () -> Void)?
+    var blocks = OperationBlocks()
+    /// Whether the output holds bytes of an earlier transfer (after a pause, or restored from an
+    /// archive) that the next transfer continues after.
+    var keepsPartialOutput = false
+    /// Whether the output stream was opened.
+    var streamOpened = false
+    /// Counts transfers; a result from an older transfer (paused or cancelled) is ignored.
+    var generation = 0
+    var exchange: Exchange?
+    /// The transfer now running, so the next one starts after it has let go of the output.
+    var runner: Task<Void, Never>?
+    var lease: ShutdownLease?
+    var exchangeCount = 0
+    var cachedResponse: CachedURLResponse?
+
+    init(request: URLRequest) {
+        self.request = request
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import Synchronization
+
+/// The transports operations use when none is given: one connection pool per security policy,
+/// shared by every operation and manager in the process (a transport per operation would open a
+/// pool per request).
+public enum OperationTransport {
+    /// The security policy operations start with: one shared instance of
+    /// `SecurityPolicy.default` (no pinning, CA and host name validation), so operations that
+    /// keep it share ``shared``.
+    public static let defaultSecurityPolicy = SecurityPolicy.default
+
+    /// The transport for operations using ``defaultSecurityPolicy``.
+    public static var shared: any HTTPTransport { transport(for: defaultSecurityPolicy) }
+
+    private static let pools = Mutex<[ObjectIdentifier: AsyncHTTPClientTransport]>([:])
+
+    /// The shared transport enforcing `policy`, created on first use and kept for the life of the
+    /// process (policies are compared by identity, so reuse a policy instance across operations).
+    public static func transport(for policy: SecurityPolicy) -> any HTTPTransport {
+        pools.withLock { pools in
+            let key = ObjectIdentifier(policy)
+            if let existing = pools[key] { return existing }
+            var configuration = AsyncHTTPClientTransport.Configuration()
+            configuration.securityPolicy = policy
+            let transport = AsyncHTTPClientTransport(configuration: configuration)
+            pools[key] = transport
+            return transport
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLConnectionOperation {
+    /// Sets the block called as the request body is sent, on the main queue, with the bytes sent
+    /// since the last call, the total sent and the total expected (-1 when unknown). Default none.
+    public func setUploadProgressBlock(_ block: (@Sendable (_ bytesWritten: Int, _ totalBytesWritten: Int64, _ totalBytesExpectedToWrite: Int64) -> Void)?) {
+        storage.withLock { $0.blocks.uploadProgress = block }
+    }
+
+    /// Sets the block called as the response body arrives, on the main queue, with the bytes read
+    /// since the last call, the total read (including bytes kept from before a pause) and the
+    /// total expected (-1 when unknown). Default none.
+    public func setDownloadProgressBlock(_ block: (@Sendable (_ bytesRead: Int, _ totalBytesRead: Int64, _ totalBytesExpectedToRead: Int64) -> Void)?) {
+        storage.withLock { $0.blocks.downloadProgress = block }
+    }
+
+    /// Sets the block that answers authentication challenges (HTTP Basic and Digest; server trust
+    /// is decided by ``securityPolicy`` during the handshake instead). Default none: the
+    /// ``credential``, then the credential store when ``shouldUseCredentialStorage``.
+    public func setWillSendRequestForAuthenticationChallengeBlock(_ block: (@Sendable (AuthenticationChallenge) async -> AuthenticationDisposition)?) {
+        storage.withLock { $0.blocks.authenticationChallenge = block }
+    }
+
+    /// Sets the block called for every redirect hop with the proposed request and the redirect
+    /// response; it returns the request to send, or `nil` to stop and deliver the redirect
+    /// response itself. Default none: redirects are followed.
+    public func setRedirectResponseBlock(_ block: (@Sendable (_ request: URLRequest, _ redirectResponse: URLResponse?) -> URLRequest?)?) {
+        storage.withLock { $0.blocks.redirectResponse = block }
+    }
+
+    /// Sets the block that sees the response about to be cached (a complete in-memory 2xx body).
+    /// Courier has no URL cache of its own yet, so what the block returns is only handed back by
+    /// ``cachedResponse``. Default none.
+    public func setCacheResponseBlock(_ block: (@Sendable (CachedURLResponse) -> CachedURLResponse?)?) {
+        storage.withLock { $0.blocks.cacheResponse = block }
+    }
+
+    /// Holds a graceful-shutdown lease while the operation is unfinished (Linux's meaning of
+    /// AFNetworking's background task): when the process receives SIGTERM or SIGINT, the
+    /// operation gets ``GracefulShutdown/gracePeriod`` (default 5 s) to finish; if it has not,
+    /// `handler` runs on the main queue and the operation is cancelled. When every leased
+    /// operation has finished, the process stops as the signal asked. Calling it again replaces
+    /// nothing: the first lease stays. Calling it on a finished operation does nothing.
+    public func setShouldExecuteAsBackgroundTask(expirationHandler handler: (@Sendable () -> Void)?) {
+        guard !isFinished, storage.withLock({ $0.lease == nil }) else { return }
+        let lease = GracefulShutdown.shared.acquire(handler: handler) { [weak self] in self?.cancel() }
+        let kept = storage.withLock { storage in
+            guard storage.lease == nil, storage.machine.state != .finished else { return false }
+            storage.lease = lease
+            return true
+        }
+        if !kept { lease.release() }
+    }
+
+    /// What the cache response block returned for the finished response, if it ran.
+    public var cachedResponse: CachedURLResponse? { storage.withLock { $0.cachedResponse } }
+
+    /// Runs the cache response block on a finished in-memory 2xx body.
+    func offerResponseToCache() {
+        let (block, response, data) = storage.withLock { ($0.blocks.cacheResponse, $0.response, $0.responseData) }
+        guard let block, let response, let data, (200..<300).contains(response.statusCode) else { return }
+        let cached = block(CachedURLResponse(response: response, data: data))
+        storage.withLock { $0.cachedResponse = cached }
+    }
+}

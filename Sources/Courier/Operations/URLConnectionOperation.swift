@@ -1,0 +1,304 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An `Operation` that performs one URL request: AFNetworking 2.0's `AFURLConnectionOperation`.
+///
+/// Add it to an `OperationQueue` (or call ``start()``); the queue honours its dependencies and
+/// `maxConcurrentOperationCount`, and a paused operation does not hold a slot. The transfer
+/// itself is an ``Exchange`` (redirects, authentication, cookies, progress), so operations and
+/// session tasks behave alike.
+///
+/// There is no `runLoopModes` property and no dedicated network thread: SwiftNIO's event loops
+/// do the I/O, and every block runs on a dispatch queue (progress on the main queue, completion
+/// on ``completionQueue``).
+///
+/// `@unchecked Sendable`: `Operation` is not Sendable, but every stored property of this class
+/// lives in one `Mutex` (`storage`), state changes with their key-value notifications are
+/// serialised by `transitionLock`, and the blocks are `@Sendable`; any member may be called from
+/// any thread while the operation runs.
+open class URLConnectionOperation: Operation, @unchecked Sendable {
+    let storage: Mutex<OperationStorage>
+    /// Serialises state transitions with their `willChangeValue`/`didChangeValue` pairs. A
+    /// recursive lock because observers (the queue) read state while notified; the `Mutex` is
+    /// never held while notifying.
+    private let transitionLock = NSRecursiveLock()
+
+    /// Creates an operation for `request`. The designated initializer.
+    public init(request: URLRequest) {
+        storage = Mutex(OperationStorage(request: request))
+        super.init()
+    }
+
+    // MARK: Request and response
+
+    /// The request the operation sends.
+    public var request: URLRequest { storage.withLock { $0.request } }
+
+    /// The last response received, once its head has arrived.
+    public var response: HTTPURLResponse? { storage.withLock { $0.response } }
+
+    /// The error, if any, that ended the request; `URLError(.cancelled)` after ``cancel()``.
+    open var error: (any Error)? { storage.withLock { $0.error } }
+
+    /// The body received, once finished; `nil` when an ``outputStream`` or ``outputFileURL``
+    /// received it instead (except an error status answering a resumed download, whose body is
+    /// kept here).
+    public var responseData: Data? { storage.withLock { $0.responseData } }
+
+    /// The body bytes received so far, including those kept from before a pause.
+    public var totalBytesRead: Int64 { storage.withLock { $0.totalBytesRead } }
+
+    /// ``responseData`` as text, decoded with the response's charset (UTF-8 when it has none, or
+    /// an unknown one); `nil` before the body is complete or when the bytes are not valid text.
+    public var responseString: String? {
+        let (response, data) = storage.withLock { ($0.response, $0.responseData) }
+        guard let data else { return nil }
+        return try? HTTPResponseSerializer().string(for: response, data: data)
+    }
+
+    /// The encoding of the response text: its charset when Courier knows it, otherwise UTF-8.
+    public var responseStringEncoding: String.Encoding {
+        HTTPResponseSerializer.mediaType(of: response)?.charset.flatMap { CharsetDecoding.encoding(forCharset: $0) } ?? .utf8
+    }
+
+    // MARK: Streams
+
+    /// The stream the request body is read from: a proxy for the request's `httpBodyStream`.
+    /// Set it before the operation starts. Default: the request's.
+    public var inputStream: InputStream? {
+        get { storage.withLock { $0.request.httpBodyStream } }
+        set {
+            nonisolated(unsafe) let stream = newValue
+            storage.withLock { $0.request.httpBodyStream = stream }
+        }
+    }
+
+    /// Where the body goes instead of memory. When set, ``responseData`` stays `nil`. The
+    /// operation opens the stream when the transfer starts and closes it when the operation
+    /// finishes. Bytes written cannot be taken back: if a resumed transfer gets the whole
+    /// resource again (200), the operation fails with ``OperationError/outputCannotRestart(bytesWritten:)``;
+    /// use ``outputFileURL`` for downloads that must survive a change on the server. Default `nil`
+    /// (memory). Not archived or copied.
+    public var outputStream: OutputStream? {
+        get { storage.withLock { $0.output?.stream } }
+        set {
+            let box = newValue.map(OutputStreamBox.init)
+            storage.withLock { $0.output = box }
+        }
+    }
+
+    /// A file the body is written to (created or replaced), instead of memory; a paused or
+    /// restored download continues after the bytes already in the file. ``responseData`` stays
+    /// `nil`. Default `nil`. Courier's addition: AFNetworking used an `outputStream` to a file.
+    public var outputFileURL: URL? {
+        get { storage.withLock { $0.outputFileURL } }
+        set { storage.withLock { $0.outputFileURL = newValue } }
+    }
+
+    // MARK: Credentials, security, transport
+
+    /// The credential for authentication challenges. Default `nil`. A credential stored for the
+    /// request's protection space is used after it when ``shouldUseCredentialStorage`` is true.
+    public var credential: URLCredential? {
+        get { storage.withLock { $0.credential } }
+        set { storage.withLock { $0.credential = newValue } }
+    }
+
+    /// Whether `CredentialStore.shared` is consulted for challenges. Default `true`.
+    public var shouldUseCredentialStorage: Bool {
+        get { storage.withLock { $0.shouldUseCredentialStorage } }
+        set { storage.withLock { $0.shouldUseCredentialStorage = newValue } }
+    }
+
+    /// The policy the server's certificate must satisfy, enforced by the transport during the TLS
+    /// handshake. Default ``OperationTransport/defaultSecurityPolicy`` (no pinning, CA and host
+    /// name validation). Operations sharing a policy instance share a connection pool.
+    public var securityPolicy: SecurityPolicy {
+        get { storage.withLock { $0.securityPolicy } }
+        set { storage.withLock { $0.securityPolicy = newValue } }
+    }
+
+    /// The transport to use instead of ``OperationTransport/transport(for:)`` with
+    /// ``securityPolicy``. Default `nil`. Courier's addition (for tests and custom engines).
+    public var transport: (any HTTPTransport)? {
+        get { storage.withLock { $0.transport } }
+        set { storage.withLock { $0.transport = newValue } }
+    }
+
+    // MARK: Callback queues and user info
+
+    /// The queue the completion block runs on; `nil` (the default) means the main queue.
+    public var completionQueue: DispatchQueue? {
+        get { storage.withLock { $0.completionQueue } }
+        set { storage.withLock { $0.completionQueue = newValue } }
+    }
+
+    /// The dispatch group the completion block runs inside. Default `nil` (no group).
+    public var completionGroup: DispatchGroup? {
+        get { storage.withLock { $0.completionGroup } }
+        set { storage.withLock { $0.completionGroup = newValue } }
+    }
+
+    /// Anything the caller wants to keep with the operation. Default empty. Not archived.
+    public var userInfo: [String: any Sendable] {
+        get { storage.withLock { $0.userInfo } }
+        set { storage.withLock { $0.userInfo = newValue } }
+    }
+
+    /// Runs once when the operation finishes (also when cancelled: check ``error`` for
+    /// `URLError(.cancelled)`), on ``completionQueue`` inside ``completionGroup``, and is released
+    /// afterwards, so capturing the operation creates no lasting cycle. Setting it after the
+    /// operation finished does nothing. Not copied or archived.
+    open override var completionBlock: (@Sendable () -> Void)? {
+        get { storage.withLock { $0.completionBlock } }
+        set { storage.withLock { $0.completionBlock = newValue } }
+    }
+
+    // MARK: Operation state
+
+    /// The state machine's current state.
+    public var state: OperationStateMachine.State { storage.withLock { $0.machine.state } }
+
+    /// True when ready and the dependencies are finished, and always once cancelled (so a
+    /// cancelled operation leaves its queue, even while paused).
+    open override var isReady: Bool {
+        let current = state
+        if isCancelled && current != .finished { return true }
+        return current == .ready && super.isReady
+    }
+
+    /// True while transferring.
+    open override var isExecuting: Bool { state == .executing }
+
+    /// True once finished (final).
+    open override var isFinished: Bool { state == .finished }
+
+    /// Always true: the operation runs on the network's event loops, not on the calling thread.
+    open override var isAsynchronous: Bool { true }
+
+    /// Whether the operation is paused.
+    public var isPaused: Bool { state == .paused }
+
+    /// Moves the state machine to `target`, posting the key-value notifications the queue watches.
+    @discardableResult
+    func transition(to target: OperationStateMachine.State) -> Bool {
+        transitionLock.lock()
+        defer { transitionLock.unlock() }
+        let cancelled = isCancelled
+        let from = storage.withLock { $0.machine.state }
+        guard storage.withLock({ $0.machine.canTransition(to: target, isCancelled: cancelled) }) else { return false }
+        let keys = [from.observedKey, target.observedKey].compactMap { $0 }
+        keys.forEach { willChangeValue(forKey: $0) }
+        storage.withLock { _ = $0.machine.transition(to: target, isCancelled: cancelled) }
+        keys.reversed().forEach { didChangeValue(forKey: $0) }
+        return true
+    }
+
+    // MARK: Starting, pausing, cancelling
+
+    /// Starts the transfer (a queue calls this). A cancelled operation finishes at once with
+    /// `URLError(.cancelled)`; a paused, executing or finished one is left alone.
+    open override func start() {
+        if isCancelled {
+            finishCancelledIfIdle()
+            return
+        }
+        guard transition(to: .executing) else { return }
+        OperationNotifier.post(.courierOperationDidStart, self)
+        beginTransfer()
+    }
+
+    /// Pauses: the transfer stops and the operation neither executes nor counts as ready, so a
+    /// queue keeps it (without using a slot) until ``resume()`` or ``cancel()``. Pausing a
+    /// finished, cancelled or paused operation does nothing. The bytes received so far are kept
+    /// (a base operation restarts the request on resume; ``HTTPRequestOperation`` asks for the
+    /// rest with a range request).
+    open func pause() {
+        guard !isCancelled else { return }
+        let wasExecuting = isExecuting
+        guard transition(to: .paused) else { return }
+        if wasExecuting {
+            stopTransfer()
+            OperationNotifier.post(.courierOperationDidFinish, self)
+        }
+    }
+
+    /// Resumes a paused operation: it becomes ready and starts again. Does nothing unless paused.
+    open func resume() {
+        guard transition(to: .ready) else { return }
+        start()
+    }
+
+    /// Cancels: a running transfer stops and the operation finishes with `URLError(.cancelled)`;
+    /// a paused one finishes at once; a ready one finishes when its queue starts it. Cancelling a
+    /// finished operation does nothing.
+    open override func cancel() {
+        guard !isFinished, !isCancelled else { return }
+        transitionLock.lock()
+        willChangeValue(forKey: "isReady")
+        super.cancel()
+        didChangeValue(forKey: "isReady")
+        transitionLock.unlock()
+        switch state {
+        case .executing:
+            stopTransfer()
+        case .paused:
+            _ = transition(to: .ready)
+            finishCancelledIfIdle()
+        case .ready, .finished:
+            break
+        }
+    }
+
+    private func finishCancelledIfIdle() {
+        guard state == .ready else { return }
+        storage.withLock { $0.error = URLError(.cancelled) }
+        complete()
+    }
+
+    // MARK: Finishing
+
+    /// Moves to finished, then runs the completion block once on the completion queue inside the
+    /// completion group, and gives back the shutdown lease.
+    func complete() {
+        let (group, context) = storage.withLock { ($0.completionGroup, CompletionContext(queue: $0.completionQueue, group: $0.completionGroup)) }
+        // Holding the group across the state change means a waiter on the group cannot see it
+        // empty between "finished" and the completion block being queued.
+        group?.enter()
+        guard transition(to: .finished) else {
+            group?.leave()
+            return
+        }
+        OperationNotifier.post(.courierOperationDidFinish, self)
+        let (block, lease) = storage.withLock { storage in
+            defer {
+                storage.completionBlock = nil
+                storage.lease = nil
+            }
+            return (storage.completionBlock, storage.lease)
+        }
+        lease?.release()
+        if let block { context.deliver(block) }
+        group?.leave()
+    }
+
+    // MARK: Subclass hooks
+
+    /// Whether ``resume()`` continues with a range request for the rest of the body (`true` in
+    /// ``HTTPRequestOperation``) instead of starting the request over (`false` here).
+    open var resumesWithRange: Bool { false }
+
+    /// Called on the transfer's task when the body is complete and the state is about to become
+    /// finished. Subclasses may prepare derived values here; the default does nothing.
+    open func transferDidFinish() {}
+}
+
+/// Errors of Courier's operation layer.
+public enum OperationError: Error, Sendable, Equatable {
+    /// A resumed transfer received the whole resource again (200) but the bytes already written to
+    /// the operation's `outputStream` cannot be taken back.
+    case outputCannotRestart(bytesWritten: Int64)
+}
