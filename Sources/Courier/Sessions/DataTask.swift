@@ -11,10 +11,13 @@ public class DataTask: SessionTask, @unchecked Sendable {
     /// (the transport's, or the serializer's).
     public typealias CompletionHandler = @Sendable (URLResponse?, Any?, (any Error)?) -> Void
 
-    private let body = Mutex(Data())
-    private let completionHandler: CompletionHandler?
+    /// The completion as kept by the task: the handler, with the task itself first.
+    typealias TaskCompletion = @Sendable (DataTask, URLResponse?, Any?, (any Error)?) -> Void
 
-    init(identifier: Int, request: URLRequest, manager: URLSessionManager, completionHandler: CompletionHandler?) {
+    private let body = Mutex(Data())
+    private let completionHandler: TaskCompletion?
+
+    init(identifier: Int, request: URLRequest, manager: URLSessionManager, completionHandler: TaskCompletion?) {
         self.completionHandler = completionHandler
         super.init(identifier: identifier, request: request, manager: manager)
     }
@@ -92,7 +95,7 @@ public class DataTask: SessionTask, @unchecked Sendable {
                     finalError = error
                 }
             }
-            handler?(response, object, finalError)
+            handler?(self, response, object, finalError)
             var userInfo: [String: Any] = [SessionNotificationKey.responseData: data]
             if let object { userInfo[SessionNotificationKey.serializedResponse] = object }
             if let finalError { userInfo[SessionNotificationKey.error] = finalError }
@@ -113,7 +116,7 @@ public final class UploadTask: DataTask, @unchecked Sendable {
 
     private let source: Source
 
-    init(identifier: Int, request: URLRequest, source: Source, manager: URLSessionManager, completionHandler: CompletionHandler?) {
+    init(identifier: Int, request: URLRequest, source: Source, manager: URLSessionManager, completionHandler: TaskCompletion?) {
         self.source = source
         super.init(identifier: identifier, request: request, manager: manager, completionHandler: completionHandler)
     }
@@ -126,7 +129,9 @@ public final class UploadTask: DataTask, @unchecked Sendable {
         configuration.uploadProgress = { [weak self] progress in self?.didSend(progress) }
         configuration.newBodyStream = { [weak self] _ in
             guard let self else { return nil }
+            // Without the block, a multipart body can still make a fresh copy of itself.
             return manager.taskNeedNewBodyStream(self)
+                ?? (originalRequest?.httpBodyStream as? MultipartBodyStream).flatMap { try? $0.makeReplacement() }
         }
         switch source {
         case .data(let data):

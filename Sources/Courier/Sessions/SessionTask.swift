@@ -71,6 +71,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Why the task failed, once it completed; `nil` on success. Cancellation is
     /// `URLError(.cancelled)`.
     public var error: (any Error)? { shared.withLock { $0.error } }
+    /// Whether the task was ever resumed.
+    var hasStarted: Bool { shared.withLock { $0.lifecycle.started } }
     /// Where the task is in its life.
     public var state: SessionTaskState { shared.withLock { $0.lifecycle.state } }
     /// Request body bytes sent.

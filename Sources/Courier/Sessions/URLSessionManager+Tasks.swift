@@ -21,7 +21,13 @@ extension URLSessionManager {
         downloadProgress: ProgressBlock? = nil,
         completionHandler: DataTask.CompletionHandler? = nil
     ) -> DataTask {
-        let task = DataTask(identifier: makeIdentifier(), request: request, manager: self, completionHandler: completionHandler)
+        dataTask(with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress,
+                 completion: Self.adapt(completionHandler))
+    }
+
+    func dataTask(with request: URLRequest, uploadProgress: ProgressBlock?, downloadProgress: ProgressBlock?,
+                  completion: DataTask.TaskCompletion?) -> DataTask {
+        let task = DataTask(identifier: makeIdentifier(), request: request, manager: self, completionHandler: completion)
         return admit(task, upload: uploadProgress, download: downloadProgress)
     }
 
@@ -55,6 +61,12 @@ extension URLSessionManager {
         completionHandler: DataTask.CompletionHandler? = nil
     ) -> UploadTask {
         makeUploadTask(request, source: .streamed, progress: progress, completionHandler: completionHandler)
+    }
+
+    func uploadTask(withStreamedRequest request: URLRequest, completion: DataTask.TaskCompletion?) -> UploadTask {
+        let task = UploadTask(identifier: makeIdentifier(), request: request, source: .streamed, manager: self,
+                              completionHandler: completion)
+        return admit(task, upload: nil, download: nil)
     }
 
     /// A download task: the body goes to a temporary file, then to where `destination` says.
@@ -105,8 +117,15 @@ extension URLSessionManager {
     private func makeUploadTask(_ request: URLRequest, source: UploadTask.Source, progress: ProgressBlock?,
                                 completionHandler: DataTask.CompletionHandler?) -> UploadTask {
         let task = UploadTask(identifier: makeIdentifier(), request: request, source: source, manager: self,
-                              completionHandler: completionHandler)
+                              completionHandler: Self.adapt(completionHandler))
         return admit(task, upload: progress, download: nil)
+    }
+
+    private static func adapt(_ handler: DataTask.CompletionHandler?) -> DataTask.TaskCompletion? {
+        guard let handler else { return nil }
+        return { @Sendable (_: DataTask, response: URLResponse?, object: Any?, error: (any Error)?) in
+            handler(response, object, error)
+        }
     }
 
     private func admit<Kind: SessionTask>(_ task: Kind, upload: ProgressBlock?, download: ProgressBlock?) -> Kind {

@@ -194,9 +194,7 @@ open class URLSessionManager: @unchecked Sendable {
     /// The exchange settings shared by every task: transport, cookies, credentials, and the
     /// redirect and challenge blocks.
     func exchangeConfiguration(for task: SessionTask) -> ExchangeConfiguration {
-        var exchange = ExchangeConfiguration(transport: transport)
-        exchange.cookieJar = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
-        exchange.credentialStore = configuration.urlCredentialStorage
+        var exchange = baseExchangeConfiguration()
         exchange.redirectHandler = { [weak self, weak task] proposed, response in
             guard let self, let task else { return proposed }
             return await taskWillPerformHTTPRedirection(task, response: response, proposed: proposed)
@@ -205,6 +203,14 @@ open class URLSessionManager: @unchecked Sendable {
             guard let self, let task else { return .performDefaultHandling }
             return await taskDidReceiveChallenge(task, challenge)
         }
+        return exchange
+    }
+
+    /// The session's transport, cookies and credentials, without any block.
+    func baseExchangeConfiguration() -> ExchangeConfiguration {
+        var exchange = ExchangeConfiguration(transport: transport)
+        exchange.cookieJar = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
+        exchange.credentialStore = configuration.urlCredentialStorage
         return exchange
     }
 
