@@ -61,6 +61,8 @@ struct OperationStorage: Sendable {
     var lease: ShutdownLease?
     var exchangeCount = 0
     var cachedResponse: CachedURLResponse?
+    /// Tasks awaiting the end of the operation (the async twins).
+    var waiters: [CheckedContinuation<Void, Never>] = []
 
     init(request: URLRequest) {
         self.request = request

@@ -19,17 +19,54 @@ import FoundationNetworking
 /// lives in one `Mutex` (`storage`), state changes with their key-value notifications are
 /// serialised by `transitionLock`, and the blocks are `@Sendable`; any member may be called from
 /// any thread while the operation runs.
-open class URLConnectionOperation: Operation, @unchecked Sendable {
+open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sendable {
     let storage: Mutex<OperationStorage>
     /// Serialises state transitions with their `willChangeValue`/`didChangeValue` pairs. A
     /// recursive lock because observers (the queue) read state while notified; the `Mutex` is
     /// never held while notifying.
     private let transitionLock = NSRecursiveLock()
+    /// The group the completion block runs inside when ``completionGroup`` is `nil`, as
+    /// AFNetworking's private group: it lets a batch wait for work the block queues itself.
+    let privateCompletionGroup = DispatchGroup()
 
     /// Creates an operation for `request`. The designated initializer.
-    public init(request: URLRequest) {
+    public required init(request: URLRequest) {
         storage = Mutex(OperationStorage(request: request))
         super.init()
+    }
+
+    /// Restores an archived operation (see ``OperationArchive``): ready (or finished), with its
+    /// request, response, error and data; a download to a file continues after the bytes in the
+    /// file when started. Set the blocks, streams and completion block again.
+    public required convenience init(from decoder: any Decoder) throws {
+        let archive = try OperationArchive(from: decoder)
+        self.init(request: archive.request.makeRequest())
+        try restore(from: archive)
+    }
+
+    /// Archives the operation, pausing it first (see ``OperationArchive``).
+    open func encode(to encoder: any Encoder) throws {
+        try makeArchive().encode(to: encoder)
+    }
+
+    /// A new, ready operation with this one's request, progress, authentication, redirect and
+    /// cache blocks, completion queue and group, credential, credential-storage flag, security
+    /// policy and transport; not its output stream or file, completion block, user info or
+    /// state (seed 000's copying caveats). Subclasses copy their own configuration too.
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = Self(request: request)
+        storage.withLock { original in
+            copy.storage.withLock { fresh in
+                fresh.blocks = original.blocks
+                fresh.completionQueue = original.completionQueue
+                fresh.completionGroup = original.completionGroup
+                fresh.credential = original.credential
+                fresh.shouldUseCredentialStorage = original.shouldUseCredentialStorage
+                fresh.securityPolicy = original.securityPolicy
+                fresh.transport = original.transport
+            }
+        }
+        return copy
     }
 
     // MARK: Request and response
@@ -136,7 +173,7 @@ open class URLConnectionOperation: Operation, @unchecked Sendable {
         set { storage.withLock { $0.completionQueue = newValue } }
     }
 
-    /// The dispatch group the completion block runs inside. Default `nil` (no group).
+    /// The dispatch group the completion block runs inside. Default `nil`: a private group.
     public var completionGroup: DispatchGroup? {
         get { storage.withLock { $0.completionGroup } }
         set { storage.withLock { $0.completionGroup = newValue } }
@@ -264,7 +301,8 @@ open class URLConnectionOperation: Operation, @unchecked Sendable {
     /// Moves to finished, then runs the completion block once on the completion queue inside the
     /// completion group, and gives back the shutdown lease.
     func complete() {
-        let (group, context) = storage.withLock { ($0.completionGroup, CompletionContext(queue: $0.completionQueue, group: $0.completionGroup)) }
+        let context = completionContext
+        let group = context.group
         // Holding the group across the state change means a waiter on the group cannot see it
         // empty between "finished" and the completion block being queued.
         group?.enter()
@@ -273,16 +311,41 @@ open class URLConnectionOperation: Operation, @unchecked Sendable {
             return
         }
         OperationNotifier.post(.courierOperationDidFinish, self)
-        let (block, lease) = storage.withLock { storage in
+        let (block, lease, waiters) = storage.withLock { storage in
             defer {
                 storage.completionBlock = nil
                 storage.lease = nil
+                storage.waiters = []
             }
-            return (storage.completionBlock, storage.lease)
+            return (storage.completionBlock, storage.lease, storage.waiters)
         }
         lease?.release()
+        waiters.forEach { $0.resume() }
         if let block { context.deliver(block) }
         group?.leave()
+    }
+
+    /// Where completion work runs: ``completionQueue`` (main when `nil`) inside
+    /// ``completionGroup`` (the private group when `nil`).
+    var completionContext: CompletionContext {
+        storage.withLock { CompletionContext(queue: $0.completionQueue, group: $0.completionGroup ?? privateCompletionGroup) }
+    }
+
+    /// Returns when the operation has finished; cancelling the calling task cancels the operation.
+    /// It does not start the operation.
+    func finished() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = storage.withLock { storage in
+                    guard storage.machine.state != .finished else { return true }
+                    storage.waiters.append(continuation)
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        } onCancel: {
+            self.cancel()
+        }
     }
 
     // MARK: Subclass hooks

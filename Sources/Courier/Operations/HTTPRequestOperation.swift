@@ -1,0 +1,127 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A serialized response body. `@unchecked Sendable`: serializers return immutable values
+/// (Foundation property-list types, strings, decoded values), which are never mutated afterwards.
+struct SerializedResponse: @unchecked Sendable {
+    let object: Any?
+    let error: (any Error)?
+}
+
+/// An operation for an HTTP or HTTPS request: AFNetworking's `AFHTTPRequestOperation`.
+///
+/// It validates and decodes the response with ``responseSerializer``, and pauses the way HTTP
+/// allows: ``pause()`` keeps the bytes received (in memory, in ``outputFileURL``, or written to
+/// ``outputStream``) and ``resume()`` asks for the rest with `Range: bytes=N-` and `If-Range`
+/// (the ETag, else Last-Modified). A 206 continues the body; a 200 (the resource changed, or the
+/// server ignores ranges) starts it over cleanly; a 416 for exactly the kept length means the
+/// body was complete; any other mismatch asks for the whole resource again.
+///
+/// `@unchecked Sendable` for the reasons given on ``URLConnectionOperation``; its own state lives
+/// in a `Mutex`.
+open class HTTPRequestOperation: URLConnectionOperation, @unchecked Sendable {
+    private struct Serialization {
+        var serializer: any URLResponseSerialization = HTTPResponseSerializer()
+        var result: SerializedResponse?
+    }
+
+    private let serialization = Mutex(Serialization())
+
+    /// Creates an operation for `request`.
+    public required init(request: URLRequest) {
+        super.init(request: request)
+    }
+
+    /// A copy as ``URLConnectionOperation/copy(with:)`` describes, with the same
+    /// ``responseSerializer``.
+    open override func copy(with zone: NSZone? = nil) -> Any {
+        let copy = super.copy(with: zone)
+        (copy as? HTTPRequestOperation)?.responseSerializer = responseSerializer
+        return copy
+    }
+
+    /// Validates and decodes the response. Default: an ``HTTPResponseSerializer`` (2xx, any
+    /// content type, the data itself as the object). Setting it discards an earlier result.
+    public var responseSerializer: any URLResponseSerialization {
+        get { serialization.withLock { $0.serializer } }
+        set { serialization.withLock { $0 = Serialization(serializer: newValue, result: nil) } }
+    }
+
+    /// The body decoded by ``responseSerializer``: computed once, when first asked for after the
+    /// operation finished (``setCompletionBlockWithSuccess(_:failure:)`` asks on a background
+    /// queue, not on the completion queue); `nil` before that or when decoding failed.
+    public var responseObject: Any? { serialized()?.object }
+
+    /// The serialization error when the response was unacceptable or undecodable, else the
+    /// transfer's error.
+    open override var error: (any Error)? {
+        let transfer = super.error
+        if let serializationError = serialized()?.error { return serializationError }
+        return transfer
+    }
+
+    /// The serialization error alone.
+    var serializationError: (any Error)? { serialized()?.error }
+
+    /// Serializes once the operation finished; later calls return the same result.
+    private func serialized() -> SerializedResponse? {
+        guard isFinished else { return nil }
+        if let done = serialization.withLock({ $0.result }) { return done }
+        let serializer = responseSerializer
+        let (response, data, transferError) = storage.withLock { ($0.response, $0.responseData, $0.error) }
+        let result: SerializedResponse
+        if transferError != nil, response == nil || isCancelled {
+            result = SerializedResponse(object: nil, error: nil)
+        } else {
+            do {
+                result = SerializedResponse(object: try serializer.responseObject(for: response, data: data), error: nil)
+            } catch {
+                result = SerializedResponse(object: nil, error: error)
+            }
+        }
+        return serialization.withLock { state in
+            if state.result == nil { state.result = result }
+            return state.result
+        }
+    }
+
+    /// Resumes with a range request for the rest of the body.
+    open override var resumesWithRange: Bool { true }
+
+    /// Sets the completion block to call `success` with the operation and ``responseObject``, or
+    /// `failure` with the operation and ``error`` (also when cancelled: `URLError(.cancelled)`).
+    /// The response is serialized on a background queue; the block then runs on
+    /// ``completionQueue`` (main when `nil`) inside ``completionGroup``.
+    public func setCompletionBlockWithSuccess(
+        _ success: (@Sendable (_ operation: HTTPRequestOperation, _ responseObject: Any?) -> Void)?,
+        failure: (@Sendable (_ operation: HTTPRequestOperation, _ error: any Error) -> Void)?
+    ) {
+        // The block holds the operation until it has run; the operation releases the block then.
+        completionBlock = { [self] in
+            let context = completionContext
+            context.group?.enter()
+            DispatchQueue.global(qos: .userInitiated).async { [self] in
+                let serialized = serialized()
+                let object = SerializedResponse(object: serialized?.object, error: nil)
+                if let error = error {
+                    context.deliver { failure?(self, error) }
+                } else {
+                    context.deliver { success?(self, object.object) }
+                }
+                context.group?.leave()
+            }
+        }
+    }
+
+    /// Waits for the operation to finish (it does not start it) and returns ``responseObject``,
+    /// or throws ``error``. Cancelling the calling task cancels the operation.
+    public func responseObject() async throws -> Any? {
+        await finished()
+        let serialized = SerializedResponse(object: serialized()?.object, error: error)
+        if let error = serialized.error { throw error }
+        return serialized.object
+    }
+}

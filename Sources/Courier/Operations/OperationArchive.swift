@@ -1,0 +1,162 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What an archived ``URLConnectionOperation`` keeps (seed 000's coding caveats): the request,
+/// the state (executing or paused become ready), the response head, the error, the body received,
+/// and for a download to a file the file and how to resume it. Blocks and streams are not kept.
+public struct OperationArchive: Codable, Sendable, Equatable {
+    /// A `URLRequest` in codable form.
+    public struct Request: Codable, Sendable, Equatable {
+        /// The URL.
+        public var url: URL?
+        /// The method; `nil` means GET.
+        public var method: String?
+        /// The header fields.
+        public var headers: [String: String]
+        /// The body, when it is in memory (a body stream is not archived).
+        public var body: Data?
+        /// The timeout, in seconds.
+        public var timeoutInterval: TimeInterval
+
+        init(_ request: URLRequest) {
+            url = request.url
+            method = request.httpMethod
+            headers = request.allHTTPHeaderFields ?? [:]
+            body = request.httpBody
+            timeoutInterval = request.timeoutInterval
+        }
+
+        /// The request again (the URL of an archive without one is `about:blank`).
+        func makeRequest() -> URLRequest {
+            var request = URLRequest(url: url ?? URL(fileURLWithPath: "/"), timeoutInterval: timeoutInterval)
+            request.httpMethod = method
+            request.allHTTPHeaderFields = headers
+            request.httpBody = body
+            return request
+        }
+    }
+
+    /// A response head in codable form.
+    public struct Response: Codable, Sendable, Equatable {
+        /// The status code.
+        public var statusCode: Int
+        /// The header fields.
+        public var headers: [String: String]
+        /// The response URL.
+        public var url: URL?
+
+        init(_ response: HTTPURLResponse) {
+            statusCode = response.statusCode
+            url = response.url
+            var fields: [String: String] = [:]
+            for (key, value) in response.allHeaderFields {
+                if let key = key as? String, let value = value as? String { fields[key] = value }
+            }
+            headers = fields
+        }
+
+        func makeResponse(fallback: URL?) -> HTTPURLResponse? {
+            guard let url = url ?? fallback else { return nil }
+            return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers)
+        }
+    }
+
+    /// An error in codable form.
+    public struct ErrorRecord: Codable, Sendable, Equatable {
+        /// The error's domain.
+        public var domain: String
+        /// The error's code.
+        public var code: Int
+        /// Its localized description.
+        public var description: String
+
+        init(_ error: any Error) {
+            let bridged = error as NSError
+            domain = bridged.domain
+            code = bridged.code
+            description = bridged.localizedDescription
+        }
+
+        /// A `URLError` for the URL error domain, an `NSError` otherwise.
+        func makeError() -> any Error {
+            if domain == NSURLErrorDomain, let urlCode = URLError.Code(rawValue: code) {
+                return URLError(urlCode, userInfo: [NSLocalizedDescriptionKey: description])
+            }
+            return NSError(domain: domain, code: code, userInfo: [NSLocalizedDescriptionKey: description])
+        }
+    }
+
+    /// The archive format; readers reject newer ones.
+    public var version = 1
+    /// The request.
+    public var request: Request
+    /// `.ready` or `.finished`.
+    public var state: OperationStateMachine.State
+    /// The last response head.
+    public var response: Response?
+    /// The error.
+    public var error: ErrorRecord?
+    /// The body of a finished in-memory operation.
+    public var responseData: Data?
+    /// The bytes of the body received so far.
+    public var totalBytesRead: Int64
+    /// The bytes kept in memory by a paused in-memory download.
+    public var partialData: Data?
+    /// The file a download writes to.
+    public var outputFilePath: String?
+    /// How a download to a file resumes (offset and validators), when it was interrupted.
+    public var resumption: DownloadResumption?
+}
+
+/// Errors reading an ``OperationArchive``.
+public enum OperationArchiveError: Error, Sendable, Equatable {
+    /// The archive was written by a newer Courier.
+    case unsupportedVersion(Int)
+}
+
+extension URLConnectionOperation {
+    /// Pauses the operation (an executing operation stops, keeping its bytes) and describes it.
+    public func makeArchive() -> OperationArchive {
+        pause()
+        return storage.withLock { storage in
+            let interrupted = storage.machine.state != .finished
+            var resumption: DownloadResumption?
+            if interrupted, let url = storage.outputFileURL, let response = storage.response {
+                resumption = DownloadResumption(offset: Self.fileSize(url), response: response)
+            }
+            return OperationArchive(
+                request: .init(storage.request),
+                state: interrupted ? .ready : .finished,
+                response: storage.response.map(OperationArchive.Response.init),
+                error: storage.error.map(OperationArchive.ErrorRecord.init),
+                responseData: storage.responseData,
+                totalBytesRead: storage.totalBytesRead,
+                partialData: interrupted && storage.outputFileURL == nil && storage.output == nil && !storage.buffer.isEmpty ? storage.buffer : nil,
+                outputFilePath: storage.outputFileURL?.path,
+                resumption: resumption
+            )
+        }
+    }
+
+    /// Restores what `archive` describes into this new operation.
+    func restore(from archive: OperationArchive) throws {
+        guard archive.version <= 1 else { throw OperationArchiveError.unsupportedVersion(archive.version) }
+        storage.withLock { storage in
+            storage.machine = OperationStateMachine(state: archive.state)
+            storage.response = archive.response?.makeResponse(fallback: archive.request.url)
+            storage.error = archive.error?.makeError()
+            storage.responseData = archive.responseData
+            storage.totalBytesRead = archive.totalBytesRead
+            storage.outputFileURL = archive.outputFilePath.map { URL(fileURLWithPath: $0) }
+            if let partial = archive.partialData {
+                storage.buffer = partial
+                storage.keepsPartialOutput = true
+            }
+            if archive.resumption != nil, storage.outputFileURL != nil {
+                storage.keepsPartialOutput = true
+            }
+        }
+    }
+}
