@@ -1,0 +1,239 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Creates, configures and enqueues ``HTTPRequestOperation``s against a base URL: AFNetworking's
+/// `AFHTTPRequestOperationManager`.
+///
+/// ```swift
+/// let manager = HTTPRequestOperationManager(baseURL: URL(string: "https://api.example.com/v1/"))
+/// manager.GET("users", parameters: ["page": 2], success: { _, json in print(json ?? "") }, failure: nil)
+/// ```
+///
+/// Relative paths resolve against ``baseURL`` as `URL(string:relativeTo:)` does (a base URL
+/// with a path gets a trailing slash, so "users" lands below it).
+///
+/// `@unchecked Sendable`: the serializers are reference types meant to be configured before use
+/// (as in AFNetworking); every stored property of the manager itself is behind a `Mutex`.
+open class HTTPRequestOperationManager: @unchecked Sendable {
+    private struct Settings {
+        var requestSerializer: HTTPRequestSerializer = HTTPRequestSerializer()
+        var responseSerializer: any URLResponseSerialization = JSONResponseSerializer()
+        var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
+        var credential: URLCredential?
+        var shouldUseCredentialStorage = true
+        var reachabilityManager: NetworkReachabilityManager?
+        var completionQueue: DispatchQueue?
+        var completionGroup: DispatchGroup?
+        var transport: (any HTTPTransport)?
+    }
+
+    private let settings: Mutex<Settings>
+
+    /// The URL relative paths resolve against. Default `nil` (absolute URLs only).
+    public let baseURL: URL?
+
+    /// The queue the manager's operations run on. Default: a new `OperationQueue` with the
+    /// system's concurrency limit.
+    public let operationQueue = OperationQueue()
+
+    /// Creates a manager. The reachability manager watches `baseURL`'s host, or any network when
+    /// there is none.
+    public init(baseURL: URL? = nil) {
+        var base = baseURL
+        if let url = baseURL, !url.path.isEmpty, !url.absoluteString.hasSuffix("/") {
+            base = url.appendingPathComponent("")
+        }
+        self.baseURL = base
+        var initial = Settings()
+        initial.reachabilityManager = base?.host.flatMap { NetworkReachabilityManager(domain: $0) } ?? .shared
+        settings = Mutex(initial)
+        operationQueue.name = "Courier.HTTPRequestOperationManager"
+    }
+
+    /// Builds requests. Default: an ``HTTPRequestSerializer``.
+    public var requestSerializer: HTTPRequestSerializer {
+        get { settings.withLock { $0.requestSerializer } }
+        set { settings.withLock { $0.requestSerializer = newValue } }
+    }
+
+    /// Given to every operation the manager creates. Default: a ``JSONResponseSerializer``.
+    public var responseSerializer: any URLResponseSerialization {
+        get { settings.withLock { $0.responseSerializer } }
+        set { settings.withLock { $0.responseSerializer = newValue } }
+    }
+
+    /// Given to every operation. Default ``OperationTransport/defaultSecurityPolicy``.
+    public var securityPolicy: SecurityPolicy {
+        get { settings.withLock { $0.securityPolicy } }
+        set { settings.withLock { $0.securityPolicy = newValue } }
+    }
+
+    /// Given to every operation for authentication challenges. Default `nil`.
+    public var credential: URLCredential? {
+        get { settings.withLock { $0.credential } }
+        set { settings.withLock { $0.credential = newValue } }
+    }
+
+    /// Given to every operation. Default `true`.
+    public var shouldUseCredentialStorage: Bool {
+        get { settings.withLock { $0.shouldUseCredentialStorage } }
+        set { settings.withLock { $0.shouldUseCredentialStorage = newValue } }
+    }
+
+    /// Watches the reachability of ``baseURL``'s host (not started: call `startMonitoring()`).
+    public var reachabilityManager: NetworkReachabilityManager? {
+        get { settings.withLock { $0.reachabilityManager } }
+        set { settings.withLock { $0.reachabilityManager = newValue } }
+    }
+
+    /// Given to every operation: where completion blocks run. Default `nil` (main queue).
+    public var completionQueue: DispatchQueue? {
+        get { settings.withLock { $0.completionQueue } }
+        set { settings.withLock { $0.completionQueue = newValue } }
+    }
+
+    /// Given to every operation: the group completion blocks run inside. Default `nil`.
+    public var completionGroup: DispatchGroup? {
+        get { settings.withLock { $0.completionGroup } }
+        set { settings.withLock { $0.completionGroup = newValue } }
+    }
+
+    /// Given to every operation instead of the shared transport for ``securityPolicy``. Default
+    /// `nil`. Courier's addition.
+    public var transport: (any HTTPTransport)? {
+        get { settings.withLock { $0.transport } }
+        set { settings.withLock { $0.transport = newValue } }
+    }
+
+    /// An operation for `request` configured with the manager's serializer, policy, credentials
+    /// and completion queue and group, with `success` and `failure` as its completion. Not
+    /// enqueued.
+    open func httpRequestOperation(
+        with request: URLRequest,
+        success: (@Sendable (_ operation: HTTPRequestOperation, _ responseObject: Any?) -> Void)?,
+        failure: (@Sendable (_ operation: HTTPRequestOperation, _ error: any Error) -> Void)?
+    ) -> HTTPRequestOperation {
+        let current = settings.withLock { $0 }
+        let operation = HTTPRequestOperation(request: request)
+        operation.responseSerializer = current.responseSerializer
+        operation.securityPolicy = current.securityPolicy
+        operation.credential = current.credential
+        operation.shouldUseCredentialStorage = current.shouldUseCredentialStorage
+        operation.completionQueue = current.completionQueue
+        operation.completionGroup = current.completionGroup
+        operation.transport = current.transport
+        operation.setCompletionBlockWithSuccess(success, failure: failure)
+        return operation
+    }
+
+    /// Builds a request for `method` and `urlString` (relative to ``baseURL``) with `parameters`,
+    /// and enqueues its operation. When the request cannot be built, `failure` gets the
+    /// serialization error (with no operation) on the completion queue and the result is `nil`.
+    @discardableResult
+    open func enqueue(
+        method: String,
+        urlString: String,
+        parameters: Any?,
+        success: (@Sendable (_ operation: HTTPRequestOperation, _ responseObject: Any?) -> Void)?,
+        failure: (@Sendable (_ operation: HTTPRequestOperation?, _ error: any Error) -> Void)?
+    ) -> HTTPRequestOperation? {
+        enqueue(urlString: urlString, success: success, failure: failure) { serializer, url in
+            try serializer.request(method: method, urlString: url, parameters: parameters)
+        }
+    }
+
+    private func enqueue(
+        urlString: String,
+        success: (@Sendable (HTTPRequestOperation, Any?) -> Void)?,
+        failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?,
+        build: (HTTPRequestSerializer, String) throws -> URLRequest
+    ) -> HTTPRequestOperation? {
+        let request: URLRequest
+        do {
+            let url = URL(string: urlString, relativeTo: baseURL)?.absoluteString ?? urlString
+            request = try build(requestSerializer, url)
+        } catch {
+            CompletionContext(queue: completionQueue, group: completionGroup).deliver { failure?(nil, error) }
+            return nil
+        }
+        var operationFailure: (@Sendable (HTTPRequestOperation, any Error) -> Void)?
+        if let failure {
+            operationFailure = { operation, error in failure(operation, error) }
+        }
+        let operation = httpRequestOperation(with: request, success: success, failure: operationFailure)
+        operationQueue.addOperation(operation)
+        return operation
+    }
+
+    /// Enqueues a GET; parameters go in the query string.
+    @discardableResult
+    public func GET(_ urlString: String, parameters: Any?, success: (@Sendable (HTTPRequestOperation, Any?) -> Void)?, failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        enqueue(method: "GET", urlString: urlString, parameters: parameters, success: success, failure: failure)
+    }
+
+    /// Enqueues a HEAD; `success` gets only the operation (there is no body).
+    @discardableResult
+    public func HEAD(_ urlString: String, parameters: Any?, success: (@Sendable (HTTPRequestOperation) -> Void)?, failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        var headSuccess: (@Sendable (HTTPRequestOperation, Any?) -> Void)?
+        if let success {
+            headSuccess = { operation, _ in success(operation) }
+        }
+        return enqueue(method: "HEAD", urlString: urlString, parameters: parameters, success: headSuccess, failure: failure)
+    }
+
+    /// Enqueues a POST; parameters go in the body as the request serializer encodes them.
+    @discardableResult
+    public func POST(_ urlString: String, parameters: Any?, success: (@Sendable (HTTPRequestOperation, Any?) -> Void)?, failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        enqueue(method: "POST", urlString: urlString, parameters: parameters, success: success, failure: failure)
+    }
+
+    /// Enqueues a multipart/form-data POST: the parameters become form fields, then `block`
+    /// appends parts. The body streams from the parts.
+    @discardableResult
+    public func POST(
+        _ urlString: String,
+        parameters: Any?,
+        constructingBodyWith block: ((any MultipartFormData) throws -> Void)?,
+        success: (@Sendable (HTTPRequestOperation, Any?) -> Void)?,
+        failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?
+    ) -> HTTPRequestOperation? {
+        enqueue(urlString: urlString, success: success, failure: failure) { serializer, url in
+            try serializer.multipartFormRequest(method: "POST", urlString: url, parameters: parameters, constructingBodyWith: block)
+        }
+    }
+
+    /// Enqueues a PUT.
+    @discardableResult
+    public func PUT(_ urlString: String, parameters: Any?, success: (@Sendable (HTTPRequestOperation, Any?) -> Void)?, failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        enqueue(method: "PUT", urlString: urlString, parameters: parameters, success: success, failure: failure)
+    }
+
+    /// Enqueues a PATCH.
+    @discardableResult
+    public func PATCH(_ urlString: String, parameters: Any?, success: (@Sendable (HTTPRequestOperation, Any?) -> Void)?, failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        enqueue(method: "PATCH", urlString: urlString, parameters: parameters, success: success, failure: failure)
+    }
+
+    /// Enqueues a DELETE; parameters go in the query string.
+    @discardableResult
+    public func DELETE(_ urlString: String, parameters: Any?, success: (@Sendable (HTTPRequestOperation, Any?) -> Void)?, failure: (@Sendable (HTTPRequestOperation?, any Error) -> Void)?) -> HTTPRequestOperation? {
+        enqueue(method: "DELETE", urlString: urlString, parameters: parameters, success: success, failure: failure)
+    }
+
+    /// The async twin of the verbs: enqueues `method` and returns the serialized response object,
+    /// or throws the serialization or transfer error. Cancelling the calling task cancels the
+    /// operation.
+    public func perform(_ method: String, _ urlString: String, parameters: Any? = nil) async throws -> Any? {
+        let request = try requestSerializer.request(
+            method: method,
+            urlString: URL(string: urlString, relativeTo: baseURL)?.absoluteString ?? urlString,
+            parameters: parameters
+        )
+        let operation = httpRequestOperation(with: request, success: nil, failure: nil)
+        operationQueue.addOperation(operation)
+        return try await operation.responseObject()
+    }
+}
