@@ -40,26 +40,43 @@ public struct TLSHandshakeEvaluation: Sendable {
     }
 
     /// Evaluates the peer of `channel` after its TLS handshake. Succeeds when the policy trusts the peer, or when the
-    /// channel has no TLS handler (plain HTTP). Otherwise closes the channel and fails with ``ServerTrustError``.
+    /// channel has no TLS handler (plain HTTP). Otherwise fails with ``ServerTrustError`` and closes the channel.
+    ///
+    /// The future is failed before the channel is closed, in the same event loop tick: AsyncHTTPClient then forgets
+    /// the connection before the close can deliver anything more from it. (Closing first lets a GOAWAY that an HTTP/2
+    /// server sends during the TLS close reach AsyncHTTPClient's pool while the connection is still "starting", which
+    /// AsyncHTTPClient 1.37 treats as a precondition failure.)
     public func verify(_ channel: any Channel) -> EventLoopFuture<Void> {
         let promise = channel.eventLoop.makePromise(of: Void.self)
         let evaluation = self
-        promise.completeWithTask {
-            let verdict: ServerTrustEvaluation
-            do {
-                let leaf = try await channel.nioSSL_peerCertificate().get()
-                let chain = try leaf.map { [Data(try $0.toDERBytes())] } ?? []
-                verdict = await evaluation.evaluate(peerChain: chain)
-            } catch ChannelPipelineError.notFound {
-                return  // no TLS handler: a plain HTTP connection, nothing to evaluate
-            } catch {
-                verdict = .rejected(reason: "the peer certificate cannot be read (\(error))")
+        Task {
+            let failure = await evaluation.failure(of: channel)
+            channel.eventLoop.execute {
+                guard let failure else {
+                    promise.succeed(())
+                    return
+                }
+                promise.fail(failure)
+                channel.close(promise: nil)
             }
-            guard case .rejected(let reason) = verdict else { return }
-            channel.close(promise: nil)
-            throw ServerTrustError(domain: evaluation.domain, reason: reason)
         }
         return promise.futureResult
+    }
+
+    /// Why the policy refuses the peer of `channel`; nil when it is trusted or the channel has no TLS handler.
+    private func failure(of channel: any Channel) async -> ServerTrustError? {
+        let verdict: ServerTrustEvaluation
+        do {
+            let leaf = try await channel.nioSSL_peerCertificate().get()
+            let chain = try leaf.map { [Data(try $0.toDERBytes())] } ?? []
+            verdict = await evaluate(peerChain: chain)
+        } catch ChannelPipelineError.notFound {
+            return nil  // no TLS handler: a plain HTTP connection, nothing to evaluate
+        } catch {
+            verdict = .rejected(reason: "the peer certificate cannot be read (\(error))")
+        }
+        guard case .rejected(let reason) = verdict else { return nil }
+        return ServerTrustError(domain: domain, reason: reason)
     }
 
     /// A closure for AsyncHTTPClient's connection debug initializers that runs ``verify(_:)``.

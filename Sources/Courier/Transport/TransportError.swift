@@ -40,6 +40,7 @@ enum TransportError {
         if let error = error as? IOError { return classify(errno: error.errnoCode, error) }
         if let error = error as? ChannelError { return classify(error) }
         if let error = error as? NIOSSLError { return classify(error) }
+        if let error = error as? BoringSSLError { return classifyTLSFailure("\(error)") }
         if let error = error as? HTTPParserError {
             if case .invalidEOFState = error {
                 return (.networkConnectionLost, "The server closed the connection before the response was complete.")
@@ -115,14 +116,26 @@ enum TransportError {
         }
     }
 
+    /// A TLS failure from its BoringSSL text: the server's certificate failed verification, the server asked for a
+    /// client certificate or refused ours (its alerts about certificates concern the client's), or anything else.
+    private static func classifyTLSFailure(_ text: String) -> (URLError.Code, String) {
+        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
+            return (.serverCertificateUntrusted, "The server's certificate is not trusted: \(text).")
+        }
+        if text.contains("ALERT_CERTIFICATE_REQUIRED") {
+            return (.clientCertificateRequired, "The server requires a client certificate: \(text).")
+        }
+        if text.contains("ALERT_UNKNOWN_CA") || text.contains("ALERT_BAD_CERTIFICATE")
+            || text.contains("ALERT_CERTIFICATE_") || text.contains("ALERT_UNSUPPORTED_CERTIFICATE") {
+            return (.clientCertificateRejected, "The server refused the client certificate: \(text).")
+        }
+        return (.secureConnectionFailed, "The TLS handshake failed: \(text).")
+    }
+
     private static func classify(_ error: NIOSSLError) -> (URLError.Code, String) {
         switch error {
         case .handshakeFailed(let sslError):
-            let text = "\(sslError)"
-            if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
-                return (.serverCertificateUntrusted, "The server's certificate is not trusted: \(text).")
-            }
-            return (.secureConnectionFailed, "The TLS handshake failed: \(text).")
+            return classifyTLSFailure("\(sslError)")
         case .uncleanShutdown:
             return (.networkConnectionLost, "The TLS connection was closed uncleanly.")
         default:
