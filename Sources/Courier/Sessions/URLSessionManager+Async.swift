@@ -10,14 +10,14 @@ extension URLSessionManager {
     /// Loads `request` into memory: the body and the response. Any status is returned; only
     /// transport failures throw.
     public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let task = dataTask(with: request)
+        let task = dataTask(with: request, completionHandler: nil)
         let data = try await task.value
         return (data, try await task.completedResponse)
     }
 
     /// Uploads `bodyData` with `request`: the response body and the response.
     public func upload(for request: URLRequest, from bodyData: Data) async throws -> (Data, HTTPURLResponse) {
-        let task = uploadTask(with: request, from: bodyData)
+        let task = uploadTask(with: request, from: bodyData, completionHandler: nil)
         let data = try await task.value
         return (data, try await task.completedResponse)
     }
@@ -26,13 +26,13 @@ extension URLSessionManager {
     /// - Throws: the transport's error, or `URLError(.cannotMoveFile)` when the file cannot be
     ///   moved there (it is then kept at the temporary location named in the error).
     public func download(_ request: URLRequest, to destination: URL) async throws -> URL {
-        let task = downloadTask(with: request, destination: { _, _ in destination })
+        let task = downloadTask(with: request, destination: { _, _ in destination }, completionHandler: nil)
         return try await task.value ?? destination
     }
 
     /// Continues a download from resume data to `destination` and returns it.
     public func download(resumingWith resumeData: Data, to destination: URL) async throws -> URL {
-        let task = downloadTask(withResumeData: resumeData, destination: { _, _ in destination })
+        let task = downloadTask(withResumeData: resumeData, destination: { _, _ in destination }, completionHandler: nil)
         return try await task.value ?? destination
     }
 

@@ -14,12 +14,12 @@ extension URLSessionManager {
     ///   - uploadProgress: Called as the request body is sent. Default `nil`.
     ///   - downloadProgress: Called as the response body arrives. Default `nil`.
     ///   - completionHandler: Called on ``completionQueue`` with the response, the serialized
-    ///     object and the error. Default `nil`.
+    ///     object and the error, or `nil`.
     public func dataTask(
         with request: URLRequest,
         uploadProgress: ProgressBlock? = nil,
         downloadProgress: ProgressBlock? = nil,
-        completionHandler: DataTask.CompletionHandler? = nil
+        completionHandler: DataTask.CompletionHandler?
     ) -> DataTask {
         dataTask(with: request, uploadProgress: uploadProgress, downloadProgress: downloadProgress,
                  completion: Self.adapt(completionHandler))
@@ -37,7 +37,7 @@ extension URLSessionManager {
         with request: URLRequest,
         fromFile fileURL: URL,
         progress: ProgressBlock? = nil,
-        completionHandler: DataTask.CompletionHandler? = nil
+        completionHandler: DataTask.CompletionHandler?
     ) -> UploadTask {
         makeUploadTask(request, source: .file(fileURL), progress: progress, completionHandler: completionHandler)
     }
@@ -47,7 +47,7 @@ extension URLSessionManager {
         with request: URLRequest,
         from bodyData: Data,
         progress: ProgressBlock? = nil,
-        completionHandler: DataTask.CompletionHandler? = nil
+        completionHandler: DataTask.CompletionHandler?
     ) -> UploadTask {
         makeUploadTask(request, source: .data(bodyData), progress: progress, completionHandler: completionHandler)
     }
@@ -58,7 +58,7 @@ extension URLSessionManager {
     public func uploadTask(
         withStreamedRequest request: URLRequest,
         progress: ProgressBlock? = nil,
-        completionHandler: DataTask.CompletionHandler? = nil
+        completionHandler: DataTask.CompletionHandler?
     ) -> UploadTask {
         makeUploadTask(request, source: .streamed, progress: progress, completionHandler: completionHandler)
     }
@@ -76,12 +76,12 @@ extension URLSessionManager {
     ///   - destination: Chooses the final location from the temporary one and the response.
     ///     Default `nil`: the file is removed once the delegate blocks have seen it.
     ///   - completionHandler: Called on ``completionQueue`` with the response, the final
-    ///     location and the error. Default `nil`.
+    ///     location and the error, or `nil`.
     public func downloadTask(
         with request: URLRequest,
         progress: ProgressBlock? = nil,
         destination: DownloadTask.Destination? = nil,
-        completionHandler: DownloadTask.CompletionHandler? = nil
+        completionHandler: DownloadTask.CompletionHandler?
     ) -> DownloadTask {
         let task = makeDownloadTask(kind: .request(request), progress: progress, destination: destination, completionHandler: completionHandler)
         return task
@@ -96,7 +96,7 @@ extension URLSessionManager {
         withResumeData resumeData: Data,
         progress: ProgressBlock? = nil,
         destination: DownloadTask.Destination? = nil,
-        completionHandler: DownloadTask.CompletionHandler? = nil
+        completionHandler: DownloadTask.CompletionHandler?
     ) -> DownloadTask {
         let kind: DownloadTask.Kind
         do {
