@@ -66,6 +66,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // A child process for the graceful-shutdown lease tests (signals cannot be sent to the test runner).
+        .executableTarget(
+            name: "CourierLeaseProbe",
+            dependencies: ["Courier", "CourierTestServer"]
+        ),
         .testTarget(
             name: "CourierTests",
             dependencies: [

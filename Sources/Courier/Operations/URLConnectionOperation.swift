@@ -319,9 +319,14 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
             }
             return (storage.completionBlock, storage.lease, storage.waiters)
         }
-        lease?.release()
         waiters.forEach { $0.resume() }
-        if let block { context.deliver(block) }
+        if block != nil || lease != nil {
+            // The lease is given back after the block ran, so a shutdown waits for it.
+            context.deliver {
+                block?()
+                lease?.release()
+            }
+        }
         group?.leave()
     }
 
