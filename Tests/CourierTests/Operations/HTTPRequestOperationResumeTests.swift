@@ -1,0 +1,142 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Courier
+import CourierTestServer
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("HTTPRequestOperation pause and resume", .timeLimit(.minutes(1)))
+struct HTTPRequestOperationResumeTests {
+    static let length = 48 << 20
+
+    /// Runs `operation` until its progress passes `threshold`, pauses it there, lets `whilePaused`
+    /// act, resumes, and waits for the end.
+    private func pauseAndResume(_ operation: HTTPRequestOperation, threshold: Int64 = 1 << 20, whilePaused: (HTTPRequestOperation) -> Void = { _ in }) async throws {
+        let trigger = PauseTrigger(threshold: threshold)
+        trigger.install(on: operation)
+        let queue = OperationQueue()
+        queue.addOperation(operation)
+        #expect(await OperationFixtures.wait { operation.isPaused || operation.isFinished })
+        try #require(operation.isPaused, "the transfer ended before the pause")
+        try await Task.sleep(for: .milliseconds(20))
+        whilePaused(operation)
+        operation.resume()
+        await operation.finished()
+    }
+
+    @Test("in memory: a 206 continues, the bytes match")
+    func memoryResume() async throws {
+        let operation = try await OperationFixtures.operation(HTTPRequestOperation.self, "/range/\(Self.length)")
+        try await pauseAndResume(operation)
+        #expect(operation.error == nil)
+        #expect(operation.response?.statusCode == 206)
+        #expect(operation.responseData?.count == Self.length)
+        #expect(operation.responseData?.sha256Hex == OperationFixtures.rangeSHA256(count: Self.length))
+        #expect(operation.totalBytesRead == Int64(Self.length))
+    }
+
+    @Test("to a file: a 206 appends, the file matches")
+    func fileResume() async throws {
+        let file = Fixtures.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let operation = try await OperationFixtures.operation(HTTPRequestOperation.self, "/range/\(Self.length)")
+        operation.outputFileURL = file
+        try await pauseAndResume(operation)
+        #expect(operation.error == nil)
+        #expect(operation.response?.statusCode == 206)
+        #expect(operation.responseData == nil)
+        #expect(try sha256Hex(ofFile: file) == OperationFixtures.rangeSHA256(count: Self.length))
+    }
+
+    @Test("the validator changed between pause and resume: a 200 starts over cleanly", arguments: [false, true])
+    func changedValidator(toFile: Bool) async throws {
+        let file = Fixtures.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let operation = try await OperationFixtures.operation(HTTPRequestOperation.self, "/range/\(Self.length)")
+        if toFile { operation.outputFileURL = file }
+        try await pauseAndResume(operation) { operation in
+            // What the server said before the pause; the resource has "changed" since.
+            operation.storage.withLock { storage in
+                guard let old = storage.response, let url = old.url else { return }
+                storage.response = HTTPURLResponse(url: url, statusCode: old.statusCode, httpVersion: "HTTP/1.1", headerFields: ["ETag": "\"older\""])
+            }
+        }
+        #expect(operation.error == nil)
+        #expect(operation.response?.statusCode == 200)
+        let expected = OperationFixtures.rangeSHA256(count: Self.length)
+        if toFile {
+            #expect(try sha256Hex(ofFile: file) == expected)
+        } else {
+            #expect(operation.responseData?.sha256Hex == expected)
+        }
+    }
+
+    @Test("a server that ignores Range: the 200 replaces the kept bytes")
+    func serverIgnoresRange() async throws {
+        let operation = try await OperationFixtures.operation(HTTPRequestOperation.self, "/range/\(Self.length)?ignore_range=1")
+        try await pauseAndResume(operation)
+        #expect(operation.error == nil)
+        #expect(operation.response?.statusCode == 200)
+        #expect(operation.responseData?.count == Self.length)
+        #expect(operation.responseData?.sha256Hex == OperationFixtures.rangeSHA256(count: Self.length))
+    }
+
+    @Test("to an output stream on a file: bytes go there, responseData stays nil, pause resumes with 206")
+    func outputStreamToFile() async throws {
+        let file = Fixtures.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let operation = try await OperationFixtures.operation(HTTPRequestOperation.self, "/range/\(Self.length)")
+        operation.outputStream = OutputStream(toFileAtPath: file.path, append: false)
+        try await pauseAndResume(operation)
+        #expect(operation.error == nil)
+        #expect(operation.responseData == nil)
+        #expect(operation.response?.statusCode == 206)
+        #expect(try sha256Hex(ofFile: file) == OperationFixtures.rangeSHA256(count: Self.length))
+    }
+
+    @Test("an output stream cannot restart: a 200 after a pause fails without rewriting")
+    func outputStreamCannotRestart() async throws {
+        let file = Fixtures.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let operation = try await OperationFixtures.operation(HTTPRequestOperation.self, "/range/\(Self.length)?ignore_range=1")
+        operation.outputStream = OutputStream(toFileAtPath: file.path, append: false)
+        try await pauseAndResume(operation)
+        guard case .outputCannotRestart(let written)? = operation.error as? OperationError else {
+            Issue.record("expected outputCannotRestart, got \(String(describing: operation.error))")
+            return
+        }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)
+        #expect(size.int64Value == written)
+    }
+
+    @Test("download progress is monotonic and ends at the total")
+    func progress() async throws {
+        let count = 3 << 20
+        let operation = try await OperationFixtures.operation(HTTPRequestOperation.self, "/bytes/\(count)?seed=5")
+        let seen = Recorder<(Int, Int64, Int64)>()
+        operation.setDownloadProgressBlock { seen.append(($0, $1, $2)) }
+        await OperationFixtures.run([operation])
+        #expect(await OperationFixtures.wait { seen.all.last?.1 == Int64(count) })
+        let all = seen.all
+        #expect(all.count > 1)
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.1 + Int64($1.0) == $1.1 })
+        #expect(all.allSatisfy { $0.2 == Int64(count) })
+        #expect(operation.responseData == TestPayload.bytes(count: count, seed: 5))
+    }
+
+    @Test("upload progress ends at the body's length")
+    func uploadProgress() async throws {
+        var request = URLRequest(url: try await Fixtures.url("/anything"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(repeating: 7, count: 300_000)
+        let operation = HTTPRequestOperation(request: request)
+        operation.transport = Fixtures.transport
+        let seen = Recorder<Int64>()
+        operation.setUploadProgressBlock { _, total, _ in seen.append(total) }
+        await OperationFixtures.run([operation])
+        #expect(await OperationFixtures.wait { seen.all.last == 300_000 })
+        #expect(seen.all == seen.all.sorted())
+    }
+}
