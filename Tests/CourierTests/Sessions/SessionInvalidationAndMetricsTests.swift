@@ -1,0 +1,108 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Courier
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Sessions: invalidation and metrics")
+struct SessionInvalidationAndMetricsTests {
+    @Test func invalidateAndCancelCancelsEveryTask() async throws {
+        let manager = SessionFixtures.manager()
+        let log = EventLog()
+        let invalid = Signal<Bool>()
+        manager.setTaskDidCompleteBlock { _, task, error in
+            log.append("complete(\(task.taskIdentifier),\((error as? URLError)?.code == .cancelled))")
+        }
+        manager.setSessionDidBecomeInvalidBlock { _, error in
+            log.append("invalid(\(error == nil))")
+            invalid.fire(true)
+        }
+        let running = manager.dataTask(with: try await SessionFixtures.request("/delay/5"), completionHandler: nil)
+        running.resume()
+        let suspended = manager.downloadTask(with: try await SessionFixtures.request("/bytes/100"), completionHandler: nil)
+        try await Task.sleep(for: .milliseconds(100))
+        manager.invalidateSessionCancelingTasks(true)
+        #expect(manager.isInvalidated)
+        _ = await invalid.wait()
+        #expect(Set(log.all.dropLast()) == ["complete(\(running.taskIdentifier),true)", "complete(\(suspended.taskIdentifier),true)"])
+        #expect(log.all.last == "invalid(true)")
+        #expect(manager.tasks.isEmpty)
+
+        let late = manager.dataTask(with: try await SessionFixtures.request("/get"), completionHandler: nil)
+        await #expect(throws: URLError.self) { try await late.value }
+        #expect((late.error as? URLError)?.code == .cancelled)
+    }
+
+    @Test func invalidateWithoutCancellingLetsTasksFinish() async throws {
+        let manager = SessionFixtures.manager()
+        let log = EventLog()
+        let invalid = Signal<Bool>()
+        manager.setTaskDidCompleteBlock { _, _, error in log.append("complete(\(error == nil))") }
+        manager.setSessionDidBecomeInvalidBlock { _, _ in
+            log.append("invalid")
+            invalid.fire(true)
+        }
+        let task = manager.dataTask(with: try await SessionFixtures.request("/delay/1"), completionHandler: nil)
+        task.resume()
+        manager.invalidateSessionCancelingTasks(false)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(log.all.isEmpty, "the running task goes on and the session is not invalid yet")
+        _ = await invalid.wait()
+        #expect(log.all == ["complete(true)", "invalid"])
+        #expect((task.response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    @Test func ownTransportIsShutDownOnInvalidation() async throws {
+        var configuration = SessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 1
+        configuration.httpVersion = .http1Only
+        let manager = URLSessionManager(configuration: configuration)
+        let own = try #require(manager.transport as? AsyncHTTPClientTransport)
+        #expect(own.configuration.maximumConnectionsPerHost == 1)
+        #expect(own.configuration.securityPolicy === manager.securityPolicy)
+        _ = try await manager.data(for: try await SessionFixtures.request("/get"))
+        let invalid = Signal<Bool>()
+        manager.setSessionDidBecomeInvalidBlock { _, _ in invalid.fire(true) }
+        manager.invalidateSessionCancelingTasks(false)
+        _ = await invalid.wait()
+    }
+
+    @Test func metricsArePresentAndOrdered() async throws {
+        let manager = SessionFixtures.manager()
+        let collected = Mutex<SessionTaskMetrics?>(nil)
+        let order = EventLog()
+        manager.setTaskDidFinishCollectingMetricsBlock { _, _, metrics in
+            collected.withLock { $0 = metrics }
+            order.append("metrics")
+        }
+        manager.setTaskDidCompleteBlock { _, _, _ in order.append("complete") }
+        let task = manager.dataTask(with: try await SessionFixtures.request("/redirect/1"), completionHandler: nil)
+        let data = try await task.value
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(order.all == ["metrics", "complete"])
+        let metrics = try #require(collected.withLock { $0 })
+        #expect(metrics.redirectCount == 1)
+        #expect(metrics.transactionMetrics.count == 2)
+        #expect(metrics.countOfBytesReceived == Int64(data.count))
+        #expect(metrics.queueingDuration >= 0)
+        var previousEnd = metrics.taskInterval.start
+        for transaction in metrics.transactionMetrics {
+            let start = transaction.requestStartDate
+            let first = try #require(transaction.responseStartDate)
+            let end = try #require(transaction.responseEndDate)
+            #expect(previousEnd <= transaction.fetchStartDate)
+            #expect(transaction.fetchStartDate <= start)
+            #expect(start <= first)
+            #expect(first <= end)
+            #expect(end <= metrics.taskInterval.end)
+            #expect(transaction.networkProtocolName == "http/1.1")
+            // Not exposed by AsyncHTTPClient, so not invented.
+            #expect(transaction.domainLookupStartDate == nil && transaction.connectStartDate == nil && transaction.secureConnectionStartDate == nil)
+            previousEnd = end
+        }
+        #expect(metrics.transactionMetrics.first?.response?.statusCode == 302)
+        #expect(metrics.transactionMetrics.last?.response?.statusCode == 200)
+    }
+}
