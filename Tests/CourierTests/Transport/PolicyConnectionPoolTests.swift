@@ -111,3 +111,16 @@ struct PolicyConnectionPoolTests {
         #expect(server.requestLog.count == 0)
     }
 }
+
+/// Host names in brackets (IPv6 literals) reach the policy as the address it must find in the certificate.
+@Suite("Security policy with an IPv6 literal host")
+struct IPv6LiteralHostTests {
+    @Test func ipv6LiteralIsCheckedAgainstTheIPAddressName() async throws {
+        let server = try await TestServer.start(tls: .generated, host: "::1")
+        let policy = SecurityPolicy.default
+        policy.trustedRootCertificates = [try #require(server.certificateAuthorityDER)]
+        let transport = EnforcementProbe.transport(policy)
+        defer { Task { await EnforcementProbe.stop(transport, server) } }
+        EnforcementProbe.expectAccepted(try await EnforcementProbe.get(server, host: "[::1]", through: transport), http2: true)
+    }
+}
