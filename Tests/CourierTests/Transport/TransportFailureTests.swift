@@ -30,7 +30,8 @@ struct TransportFailureTests {
             #expect(code(error) == .cannotConnectToHost)
             #expect((error as? URLError)?.failingURL?.port == port)
         }
-        #expect(ContinuousClock.now - started < .seconds(2), "refusal is reported at once")
+        // Well under the 10 s connect timeout: the refusal is not retried (a loaded CI machine can take a second or two).
+        #expect(ContinuousClock.now - started < .seconds(5), "refusal is reported at once")
     }
 
     @Test func readTimeoutBeforeTheHead() async throws {
