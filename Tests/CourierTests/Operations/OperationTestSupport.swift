@@ -82,3 +82,15 @@ final class StartProbeOperation: URLConnectionOperation, @unchecked Sendable {
         super.start()
     }
 }
+
+/// Whether the caller runs on the main dispatch queue. (`Thread.isMainThread` does not tell:
+/// under `dispatchMain` the main queue's blocks run on another thread.)
+enum MainQueue {
+    private static let key: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
+}

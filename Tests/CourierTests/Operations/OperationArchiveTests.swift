@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import Courier
+import CourierTestServer
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Operation archiving", .timeLimit(.minutes(1)))
+struct OperationArchiveTests {
+    @Test("archive while downloading → restore → resume a 256 MiB file download with identical SHA-256")
+    func archiveRestoreResume() async throws {
+        let length = 256 << 20
+        let file = Fixtures.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let operation = try await OperationFixtures.operation(HTTPRequestOperation.self, "/range/\(length)")
+        operation.outputFileURL = file
+        let trigger = PauseTrigger(threshold: 16 << 20)
+        trigger.install(on: operation) { _ in }
+        OperationQueue().addOperation(operation)
+        #expect(await OperationFixtures.wait { trigger.hasFired || operation.isFinished })
+        try #require(operation.isExecuting, "the download ended before it was archived")
+
+        let archive = try JSONEncoder().encode(operation)
+        #expect(operation.isPaused, "encoding pauses the operation")
+        let record = try JSONDecoder().decode(OperationArchive.self, from: archive)
+        #expect(record.state == .ready)
+        #expect(record.outputFilePath == file.path)
+        #expect(record.response?.statusCode == 200)
+        #expect(record.response?.headers["ETag"] != nil || record.response?.headers["Etag"] != nil)
+        // Let the paused transfer let go of the file, as a process that exits would.
+        operation.cancel()
+        await operation.finished()
+
+        let restored = try JSONDecoder().decode(HTTPRequestOperation.self, from: archive)
+        #expect(restored.isReady && !restored.isFinished)
+        #expect(restored.request.url == operation.request.url)
+        let kept = URLConnectionOperation.fileSize(file)
+        #expect(kept > 0 && kept < Int64(length))
+        restored.transport = Fixtures.transport
+        let firstProgress = Recorder<Int64>()
+        restored.setDownloadProgressBlock { _, total, _ in firstProgress.append(total) }
+        await OperationFixtures.run([restored])
+        #expect(restored.error == nil)
+        #expect(restored.response?.statusCode == 206)
+        #expect(restored.totalBytesRead == Int64(length))
+        #expect(await OperationFixtures.wait { firstProgress.all.last == Int64(length) })
+        #expect((firstProgress.all.first ?? 0) > kept, "the restored download continued after the kept bytes")
+        #expect(try sha256Hex(ofFile: file) == OperationFixtures.rangeSHA256(count: length))
+    }
+
+    @Test("a finished operation archives as finished with its response, data and error")
+    func finishedRoundTrip() async throws {
+        let done = try await OperationFixtures.operation(URLConnectionOperation.self, "/bytes/40?seed=6")
+        let failed = try await OperationFixtures.operation(URLConnectionOperation.self, "/bytes/40")
+        failed.cancel()
+        await OperationFixtures.run([done, failed])
+        let restored = try JSONDecoder().decode(URLConnectionOperation.self, from: try JSONEncoder().encode(done))
+        #expect(restored.isFinished)
+        #expect(restored.responseData == TestPayload.bytes(count: 40, seed: 6))
+        #expect(restored.response?.statusCode == 200)
+        #expect(restored.totalBytesRead == 40)
+        let restoredFailure = try JSONDecoder().decode(URLConnectionOperation.self, from: try JSONEncoder().encode(failed))
+        #expect((restoredFailure.error as? URLError)?.code == .cancelled)
+    }
+
+    @Test("an operation paused in memory resumes from its kept bytes after a round trip")
+    func pausedInMemory() async throws {
+        let length = 24 << 20
+        let operation = try await OperationFixtures.operation(HTTPRequestOperation.self, "/range/\(length)")
+        let trigger = PauseTrigger(threshold: 1 << 20)
+        trigger.install(on: operation)
+        OperationQueue().addOperation(operation)
+        #expect(await OperationFixtures.wait { operation.isPaused || operation.isFinished })
+        try #require(operation.isPaused)
+        try await Task.sleep(for: .milliseconds(50))
+        let archive = try JSONEncoder().encode(operation)
+        let record = try JSONDecoder().decode(OperationArchive.self, from: archive)
+        #expect(record.state == .ready)
+        #expect((record.partialData?.count ?? 0) > 0)
+        let restored = try JSONDecoder().decode(HTTPRequestOperation.self, from: archive)
+        restored.transport = Fixtures.transport
+        await OperationFixtures.run([restored])
+        #expect(restored.response?.statusCode == 206)
+        #expect(restored.responseData?.sha256Hex == OperationFixtures.rangeSHA256(count: length))
+    }
+
+    @Test("a newer archive format is rejected")
+    func newerVersion() throws {
+        let json = #"{"version":99,"request":{"headers":{},"timeoutInterval":60},"state":"ready","totalBytesRead":0}"#
+        #expect(throws: OperationArchiveError.unsupportedVersion(99)) {
+            _ = try JSONDecoder().decode(URLConnectionOperation.self, from: Data(json.utf8))
+        }
+    }
+}
