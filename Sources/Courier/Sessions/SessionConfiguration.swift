@@ -45,6 +45,9 @@ public struct SessionConfiguration: Sendable {
     /// during the TLS handshake. Default `SecurityPolicy.default`. Ignored when ``transport`` is set
     /// (configure that transport's policy instead).
     public var securityPolicy: SecurityPolicy = .default
+    /// Policies for particular hosts (host names or IP addresses as they appear in URLs), overriding
+    /// ``securityPolicy`` for those hosts. Default: empty. Ignored when ``transport`` is set.
+    public var securityPolicies: [String: SecurityPolicy] = [:]
     /// The transport every task of the session uses. Default `nil`: the session makes one
     /// `AsyncHTTPClientTransport` of its own from the settings above and shuts it down when the
     /// session is invalidated. A transport given here is shared and never shut down by the session.
@@ -77,6 +80,7 @@ public struct SessionConfiguration: Sendable {
         settings.httpVersion = httpVersion
         settings.connectTimeout = connectTimeout
         settings.securityPolicy = securityPolicy
+        settings.securityPolicies = securityPolicies
         return settings
     }
 

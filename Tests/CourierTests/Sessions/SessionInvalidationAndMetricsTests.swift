@@ -58,10 +58,14 @@ struct SessionInvalidationAndMetricsTests {
         var configuration = SessionConfiguration.ephemeral
         configuration.httpMaximumConnectionsPerHost = 1
         configuration.httpVersion = .http1Only
+        let pinned = SecurityPolicy(pinningMode: .none, pinnedCertificates: [])
+        configuration.securityPolicies = ["example.org": pinned]
         let manager = URLSessionManager(configuration: configuration)
         let own = try #require(manager.transport as? AsyncHTTPClientTransport)
         #expect(own.configuration.maximumConnectionsPerHost == 1)
         #expect(own.configuration.securityPolicy === manager.securityPolicy)
+        #expect(own.configuration.securityPolicies["example.org"] === pinned)
+        #expect(own.configuration.httpVersion == .http1Only)
         _ = try await manager.data(for: try await SessionFixtures.request("/get"))
         let invalid = Signal<Bool>()
         manager.setSessionDidBecomeInvalidBlock { _, _ in invalid.fire(true) }
