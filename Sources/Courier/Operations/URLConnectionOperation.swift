@@ -263,10 +263,12 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
         }
     }
 
-    /// Resumes a paused operation: it becomes ready and starts again. Does nothing unless paused.
+    /// Resumes a paused operation: it becomes ready, and starts again at once if it had started
+    /// before (one paused before it ever started is left to its queue, or to ``start()``, so the
+    /// queue's limits still hold). Does nothing unless paused.
     open func resume() {
         guard transition(to: .ready) else { return }
-        start()
+        if storage.withLock({ $0.generation > 0 }) { start() }
     }
 
     /// Cancels: a running transfer stops and the operation finishes with `URLError(.cancelled)`;
