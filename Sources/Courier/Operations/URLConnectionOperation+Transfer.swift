@@ -38,14 +38,16 @@ extension URLConnectionOperation {
     /// output); a cancel lets it finish the operation with `URLError(.cancelled)`.
     func stopTransfer() {
         let pausing = state == .paused
-        let exchange = storage.withLock { storage in
+        let (exchange, runner) = storage.withLock { storage in
             if pausing {
                 storage.generation += 1
                 storage.keepsPartialOutput = true
             }
-            return storage.exchange
+            return (storage.exchange, storage.runner)
         }
         exchange?.cancel()
+        // Also wakes a body read that is waiting for the next chunk.
+        runner?.cancel()
     }
 
     private func runTransfer(generation: Int) async {

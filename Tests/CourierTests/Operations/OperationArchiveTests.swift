@@ -15,10 +15,10 @@ struct OperationArchiveTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let operation = try await OperationFixtures.operation(HTTPRequestOperation.self, "/range/\(length)")
         operation.outputFileURL = file
-        let trigger = PauseTrigger(threshold: 16 << 20)
+        let trigger = PauseTrigger(threshold: 8 << 20)
         trigger.install(on: operation) { _ in }
         OperationQueue().addOperation(operation)
-        #expect(await OperationFixtures.wait { trigger.hasFired || operation.isFinished })
+        #expect(await OperationFixtures.wait(timeout: .seconds(30)) { trigger.hasFired || operation.isFinished })
         try #require(operation.isExecuting, "the download ended before it was archived")
 
         let archive = try JSONEncoder().encode(operation)
