@@ -29,6 +29,9 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
         var head: HeadState = .waiting(nil)
         var source: BodyProducer.Source?
         var pendingDemand: EventLoopPromise<Void>?
+        /// The consumer asked for more between `yield` answering `.stopProducing` and the promise
+        /// being stored: the next stop must not wait, or that demand would be lost for ever.
+        var demandArrivedEarly = false
         var task: HTTPClient.Task<Void>?
         var cancelRequested = false
     }
@@ -127,7 +130,18 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
             return task.eventLoop.makeSucceededVoidFuture()
         case .stopProducing:
             let promise = task.eventLoop.makePromise(of: Void.self)
-            state.withLock { $0.pendingDemand = promise }
+            let mustWait = state.withLock { state -> Bool in
+                if state.demandArrivedEarly {
+                    state.demandArrivedEarly = false
+                    return false
+                }
+                state.pendingDemand = promise
+                return true
+            }
+            guard mustWait else {
+                promise.succeed(())
+                return promise.futureResult
+            }
             watchdog.withLock { $0 }?.setSuspended(true)
             return promise.futureResult
         }
@@ -164,8 +178,12 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
 
     fileprivate func consumerWantsMore() {
         let promise = state.withLock { state -> EventLoopPromise<Void>? in
-            defer { state.pendingDemand = nil }
-            return state.pendingDemand
+            guard let pending = state.pendingDemand else {
+                state.demandArrivedEarly = true
+                return nil
+            }
+            state.pendingDemand = nil
+            return pending
         }
         if promise != nil { watchdog.withLock { $0 }?.setSuspended(false) }
         promise?.succeed(())
