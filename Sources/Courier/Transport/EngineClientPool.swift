@@ -79,16 +79,35 @@ final class EngineClientPool: Sendable {
     }
 
     /// Shuts every client down; the first failure is rethrown after all were asked. Calling it twice is harmless.
+    /// How long ``shutdown()`` waits for each engine client: AsyncHTTPClient 1.37 can fail to finish
+    /// shutting down after a server refused a client certificate over HTTP/1.1, and a caller's
+    /// shutdown must not hang for ever on that.
+    static let shutdownTimeLimit: TimeInterval = 5
+
     func shutdown() async throws {
         var firstError: (any Error)?
         for client in takeAllClients() {
             do {
-                try await client.shutdown()
+                try await Self.shutdown(client, within: Self.shutdownTimeLimit)
             } catch {
                 firstError = firstError ?? error
             }
         }
         if let firstError { throw firstError }
+    }
+
+    private static func shutdown(_ client: HTTPClient, within seconds: TimeInterval) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let resumer = SingleResumption(continuation)
+            client.shutdown(queue: .global()) { error in
+                resumer.resume(with: error.map { .failure($0) } ?? .success(()))
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+                resumer.resume(with: .failure(URLError(.timedOut, userInfo: [
+                    NSLocalizedDescriptionKey: "The engine's connection pool did not finish shutting down within \(Int(seconds)) s; its connections are left to the process.",
+                ])))
+            }
+        }
     }
 
     /// Starts shutting every client down without waiting (for a transport released without ``shutdown()``).
@@ -166,5 +185,22 @@ final class EngineClientPool: Sendable {
     /// `host` lower-cased (URL hosts are case-insensitive); returned as is when it has no upper-case letter.
     static func normalized(_ host: String) -> String {
         host.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? host.lowercased() : host
+    }
+}
+
+/// Resumes a continuation once, whichever of its resumers comes first.
+private final class SingleResumption: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Void, any Error>?>
+
+    init(_ continuation: CheckedContinuation<Void, any Error>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume(with result: Result<Void, any Error>) {
+        let pending = continuation.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }
+        pending?.resume(with: result)
     }
 }
