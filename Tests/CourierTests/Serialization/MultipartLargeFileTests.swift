@@ -61,6 +61,5 @@ struct MultipartLargeFileTests {
         let growth = peak - baseline
         print("4 GiB multipart stream: \(total) bytes in \(reads) reads; VmRSS baseline \(baseline >> 20) MiB, peak \(peak >> 20) MiB")
         #expect(growth < 64 << 20, "RSS grew by \(growth >> 20) MiB while streaming 4 GiB (baseline \(baseline >> 20) MiB, peak \(peak >> 20) MiB)")
-        #expect(peak < 256 << 20, "peak RSS \(peak >> 20) MiB")
     }
 }
