@@ -15,34 +15,14 @@ struct GracefulShutdownLeaseTests {
 
     /// Starts the probe, waits for READY, sends SIGTERM and collects its output.
     private func runProbe(grace: String, path: String) async throws -> Outcome {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let candidates = [directory, directory.deletingLastPathComponent()].map { $0.appendingPathComponent("CourierLeaseProbe") }
-        let executable = try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "CourierLeaseProbe not built next to the tests")
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = [grace, path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let reader = pipe.fileHandleForReading
-        var output = ""
-        while !output.contains("READY\n"), process.isRunning {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            output += String(decoding: chunk, as: UTF8.self)
-        }
-        try #require(output.contains("READY"), "the probe did not start: \(output)")
+        let probe = try ChildProcess("CourierLeaseProbe", [grace, path])
+        try await probe.waitFor("READY\n")
         let sent = ContinuousClock.now
-        process.terminate()
-        while true {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            output += String(decoding: chunk, as: UTF8.self)
-        }
-        process.waitUntilExit()
+        probe.send(SIGTERM)
+        let outcome = try await probe.finish()
         let elapsed = ContinuousClock.now - sent
-        #expect(process.terminationReason == .uncaughtSignal)
-        return Outcome(lines: output.split(separator: "\n").map(String.init), signal: process.terminationStatus, elapsed: elapsed)
+        #expect(outcome.terminatedBySignal)
+        return Outcome(lines: outcome.standardOutput.split(separator: "\n").map(String.init), signal: outcome.status, elapsed: elapsed)
     }
 
     @Test("an operation still running after the grace period: handler, then cancel, then the process stops")

@@ -1,0 +1,102 @@
+import Foundation
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One of the package's executables (`courier`, `CourierLeaseProbe`) run as a child process, with its standard
+/// output and error collected as they arrive, so a test can wait for a line, send a signal and check the exit.
+final class ChildProcess: Sendable {
+    /// What the process printed and how it ended.
+    struct Outcome: Sendable {
+        let standardOutput: String
+        let standardError: String
+        /// The exit code, or the signal number when `terminatedBySignal`.
+        let status: Int32
+        let terminatedBySignal: Bool
+    }
+
+    private let process: Process
+    private let output = Mutex<(out: String, err: String)>(("", ""))
+    private let openReaders = Atomic<Int>(2)
+
+    /// The built executable `name`, found next to the test bundle.
+    static func executable(_ name: String) throws -> URL {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let candidates = [directory, directory.deletingLastPathComponent()].map { $0.appendingPathComponent(name) }
+        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "\(name) is not built next to the tests")
+    }
+
+    /// Starts `name` with `arguments`; `environment` entries are added to this process's environment.
+    init(_ name: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws {
+        let process = Process()
+        process.executableURL = try Self.executable(name)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = FileHandle.nullDevice
+        self.process = process
+        try process.run()
+        func read(_ handle: FileHandle, _ append: @escaping @Sendable (inout (out: String, err: String), String) -> Void) {
+            Thread.detachNewThread {
+                while true {
+                    let chunk = handle.availableData
+                    if chunk.isEmpty { break }
+                    let text = String(decoding: chunk, as: UTF8.self)
+                    self.output.withLock { append(&$0, text) }
+                }
+                self.openReaders.subtract(1, ordering: .releasing)
+            }
+        }
+        read(outPipe.fileHandleForReading) { $0.out += $1 }
+        read(errPipe.fileHandleForReading) { $0.err += $1 }
+    }
+
+    /// Runs `name` to completion (killed after `timeout`) and returns what it printed and how it ended.
+    static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil, timeout: Duration = .seconds(60)) async throws -> Outcome {
+        let child = try ChildProcess(name, arguments, environment: environment, currentDirectory: currentDirectory)
+        return try await child.finish(timeout: timeout)
+    }
+
+    /// The standard output and error so far.
+    var printed: (out: String, err: String) { output.withLock { $0 } }
+
+    /// Waits until standard output or error contains `text`; fails the test after `timeout` or when the process ends first.
+    func waitFor(_ text: String, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let (out, err) = printed
+            if out.contains(text) || err.contains(text) { return }
+            if !process.isRunning || ContinuousClock.now > deadline {
+                Issue.record("the child never printed \(text.debugDescription); stdout: \(out.suffix(2000)) stderr: \(err.suffix(2000))")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Sends `signal` (SIGINT, SIGTERM, ...) to the child.
+    func send(_ signal: Int32) {
+        kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the child to end (sending SIGKILL after `timeout`) and returns its outcome.
+    func finish(timeout: Duration = .seconds(60)) async throws -> Outcome {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                Issue.record("the child ran longer than \(timeout) and was killed")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        process.waitUntilExit()
+        while openReaders.load(ordering: .acquiring) > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let (out, err) = printed
+        return Outcome(standardOutput: out, standardError: err, status: process.terminationStatus, terminatedBySignal: process.terminationReason == .uncaughtSignal)
+    }
+}
