@@ -1,0 +1,106 @@
+import Foundation
+
+/// One moment of a transfer, as the progress display renders it.
+struct TransferSnapshot: Sendable, Equatable {
+    /// Bytes received (or sent) so far, counting any bytes that were already on disk before this run.
+    var completed: Int64
+    /// The expected total, or `nil` when the server did not say.
+    var total: Int64?
+    /// Bytes that were already present when this run started (a resumed download); they do not count
+    /// towards the rate. Defaults to 0.
+    var baseline: Int64 = 0
+    /// Seconds since this run started.
+    var elapsed: Double
+    /// Text shown before the figures, e.g. "3/5 files"; `nil` (the default) shows none.
+    var prefix: String? = nil
+}
+
+/// Pure formatting for progress output: sizes, rates, durations and whole lines. No I/O, so every
+/// rule is unit-testable.
+enum ProgressLine {
+    /// A byte count in binary units with three significant figures: "0 B", "512 B", "1.50 KiB",
+    /// "12.3 MiB", "100 MiB", "1.00 GiB".
+    static func bytes(_ count: Int64) -> String {
+        let units = ["KiB", "MiB", "GiB", "TiB", "PiB"]
+        guard count >= 1024 else { return "\(max(count, 0)) B" }
+        var value = Double(count) / 1024
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return "\(significant(value)) \(units[unit])"
+    }
+
+    /// A transfer rate, e.g. "1.20 MiB/s"; "-- B/s" when not measurable (no time has passed yet).
+    static func rate(_ bytesPerSecond: Double?) -> String {
+        guard let bytesPerSecond, bytesPerSecond.isFinite, bytesPerSecond >= 0 else { return "-- B/s" }
+        return bytes(Int64(bytesPerSecond.rounded())) + "/s"
+    }
+
+    /// A duration as "m:ss", or "h:mm:ss" from an hour; "--:--" when unknown or absurd (over 99 hours).
+    static func duration(_ seconds: Double?) -> String {
+        guard let seconds, seconds.isFinite, seconds >= 0, seconds < 99 * 3600 else { return "--:--" }
+        let whole = Int(seconds.rounded(.up))
+        let (hours, minutes, secs) = (whole / 3600, (whole % 3600) / 60, whole % 60)
+        let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
+        return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(secs))" : "\(minutes):\(twoDigits(secs))"
+    }
+
+    /// The whole-number percentage of `completed` in `total` ("42%"), capped at 100%; `nil` when the
+    /// total is unknown or zero.
+    static func percentage(completed: Int64, total: Int64?) -> String? {
+        guard let total, total > 0 else { return nil }
+        let fraction = min(max(Double(completed) / Double(total), 0), 1)
+        return "\(Int((fraction * 100).rounded(.down)))%"
+    }
+
+    /// Bytes per second transferred in this run, or `nil` before any time has passed.
+    static func bytesPerSecond(_ snapshot: TransferSnapshot) -> Double? {
+        guard snapshot.elapsed > 0 else { return nil }
+        return Double(max(snapshot.completed - snapshot.baseline, 0)) / snapshot.elapsed
+    }
+
+    /// Seconds left at the current rate, or `nil` when the total or the rate is unknown.
+    static func secondsRemaining(_ snapshot: TransferSnapshot) -> Double? {
+        guard let total = snapshot.total, let rate = bytesPerSecond(snapshot), rate > 0 else { return nil }
+        return Double(max(total - snapshot.completed, 0)) / rate
+    }
+
+    /// The line shown while a transfer runs:
+    /// "[prefix  ]4.00 MiB / 10.0 MiB  40%  1.20 MiB/s  ETA 0:05", or without a known total
+    /// "[prefix  ]4.00 MiB  1.20 MiB/s".
+    static func running(_ snapshot: TransferSnapshot) -> String {
+        var parts: [String] = []
+        if let prefix = snapshot.prefix { parts.append(prefix) }
+        if let total = snapshot.total, let percent = percentage(completed: snapshot.completed, total: total) {
+            parts.append("\(bytes(snapshot.completed)) / \(bytes(total))")
+            parts.append(percent)
+            parts.append(rate(bytesPerSecond(snapshot)))
+            parts.append("ETA \(duration(secondsRemaining(snapshot)))")
+        } else {
+            parts.append(bytes(snapshot.completed))
+            parts.append(rate(bytesPerSecond(snapshot)))
+        }
+        return parts.joined(separator: "  ")
+    }
+
+    /// The last line of a transfer: "[prefix  ]10.0 MiB  100%  1.20 MiB/s  in 0:08" (no percentage
+    /// when the total is unknown).
+    static func finished(_ snapshot: TransferSnapshot) -> String {
+        var parts: [String] = []
+        if let prefix = snapshot.prefix { parts.append(prefix) }
+        parts.append(bytes(snapshot.completed))
+        if let percent = percentage(completed: snapshot.completed, total: snapshot.total) { parts.append(percent) }
+        parts.append(rate(bytesPerSecond(snapshot)))
+        parts.append("in \(duration(snapshot.elapsed))")
+        return parts.joined(separator: "  ")
+    }
+
+    /// Three significant figures: 1.50, 12.3, 100 (1023.9 stays "1024" rather than switching unit).
+    private static func significant(_ value: Double) -> String {
+        if value < 9.995 { return String(format: "%.2f", value) }
+        if value < 99.95 { return String(format: "%.1f", value) }
+        return String(format: "%.0f", value)
+    }
+}
