@@ -76,6 +76,9 @@ let package = Package(
             dependencies: [
                 "Courier",
                 "CourierTestServer",
+                // The CLI's pure parts (progress formatting, batch files) are unit-tested; this also builds
+                // the `courier` binary that the end-to-end tests run.
+                "courier",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -13,6 +13,7 @@ enum RouteTable {
         BytesRoutes.register(on: router)
         TimingRoutes.register(on: router, environment: environment)
         RangeRoutes.register(on: router)
+        DownloadRoutes.register(on: router)
         CookieRoutes.register(on: router)
         CachingRoutes.register(on: router, environment: environment)
         FormatRoutes.register(on: router)
