@@ -1,0 +1,45 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Courier's benchmarks: a separate package so the library's own build never pulls in the benchmark tooling.
+//   swift package benchmark                               # micro and macro benchmarks (package-benchmark)
+//   swift package benchmark thresholds check              # fails when a p90 regresses past Thresholds/
+//   swift build -c release --product bench-client         # the client scripts/bench-compare drives
+let package = Package(
+    name: "CourierBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Courier", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+    ],
+    targets: [
+        // One process per measurement for scripts/bench-compare: `--library courier|ahc|urlsession --workload ...`.
+        .executableTarget(
+            name: "bench-client",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierTestServer", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "CourierBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierTestServer", package: "Courier"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/CourierBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

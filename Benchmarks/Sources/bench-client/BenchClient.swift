@@ -1,0 +1,45 @@
+import Foundation
+
+/// One measurement in its own process, for `scripts/bench-compare`:
+///
+///     bench-client --library courier-session|courier-async|courier-operation|ahc|urlsession
+///                  --workload get|download|download-file|upload|upload-multipart
+///                  --url URL [--count N] [--concurrency C] [--file PATH] [--warmup N]
+///
+/// It runs the workload once after a warm-up and prints one JSON line: the bytes moved, the wall
+/// time, the process's CPU time (user + system, `getrusage`) spent in the measured part, and the
+/// process's peak resident size.
+@main
+enum BenchClient {
+    static func main() async {
+        do {
+            let options = try BenchOptions(arguments: Array(CommandLine.arguments.dropFirst()))
+            let client = try makeClient(options.library)
+            defer { client.close() }
+            let runner = WorkloadRunner(options: options, client: client)
+            let report = try await runner.run()
+            try await client.shutdown()
+            print(report.json)
+        } catch {
+            FileHandle.standardError.write(Data("bench-client: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func makeClient(_ library: String) throws -> any BenchLibraryClient {
+        switch library {
+        case "courier-session": return CourierSessionClient(style: .blocks)
+        case "courier-async": return CourierSessionClient(style: .async)
+        case "courier-operation": return CourierOperationClient()
+        case "ahc": return AsyncHTTPClientClient()
+        case "urlsession": return FoundationSessionClient()
+        default: throw BenchUsageError("unknown --library \(library)")
+        }
+    }
+}
+
+/// A wrong command line.
+struct BenchUsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,45 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Courier through `HTTPRequestOperationManager` (operations on an `OperationQueue`), with the
+/// HTTP response serializer. Only GETs: the other workloads go through the session client.
+final class CourierOperationClient: BenchLibraryClient {
+    private let manager: HTTPRequestOperationManager
+
+    init() {
+        manager = HTTPRequestOperationManager(baseURL: nil)
+        manager.responseSerializer = HTTPResponseSerializer()
+        manager.completionQueue = DispatchQueue(label: "bench.completion", attributes: .concurrent)
+    }
+
+    func get(_ url: URL) async throws -> Int {
+        let manager = self.manager
+        return try await withCheckedThrowingContinuation { continuation in
+            manager.GET(url.absoluteString, parameters: nil, success: { _, object in
+                continuation.resume(returning: (object as? Data)?.count ?? 0)
+            }, failure: { _, error in
+                continuation.resume(throwing: error)
+            })
+        }
+    }
+
+    func downloadDiscarding(_ url: URL) async throws -> Int {
+        throw BenchUsageError("courier-operation measures GETs only")
+    }
+
+    func download(_ url: URL, to file: URL) async throws -> Int {
+        throw BenchUsageError("courier-operation measures GETs only")
+    }
+
+    func upload(_ file: URL, to url: URL) async throws -> Int {
+        throw BenchUsageError("courier-operation measures GETs only")
+    }
+
+    func shutdown() async throws {
+        manager.operationQueue.cancelAllOperations()
+        try await manager.transport?.shutdown()
+    }
+}
