@@ -154,6 +154,7 @@ public final class Exchange: Sendable {
                 $0.body = response.body
                 $0.metrics.transactions[$0.metrics.transactions.count - 1].response = response.head
                 $0.metrics.transactions[$0.metrics.transactions.count - 1].httpVersion = response.httpVersion
+                $0.metrics.transactions[$0.metrics.transactions.count - 1].connection = response.connection
                 $0.metrics.transactions[$0.metrics.transactions.count - 1].responseStart = Date()
             }
             storeCookies(from: response, for: request)

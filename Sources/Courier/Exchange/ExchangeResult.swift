@@ -36,6 +36,9 @@ public struct ExchangeMetrics: Sendable {
         public var httpVersion: String?
         /// When the request was handed to the transport.
         public var requestStart: Date
+        /// The new connection the request waited for (name lookup, connect and TLS together), or `nil` when it went
+        /// out on a pooled connection or the transport could not attribute one to it.
+        public var connection: ConnectionEstablishment?
         /// When the response head arrived.
         public var responseStart: Date?
         /// When the response body ended (or was abandoned for a follow-up).

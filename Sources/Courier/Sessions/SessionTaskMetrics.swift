@@ -6,12 +6,15 @@ import FoundationNetworking
 /// What a task's metrics block receives, shaped like `URLSessionTaskMetrics`, measured at the
 /// exchange.
 ///
-/// AsyncHTTPClient does not say when it resolved the name, connected or finished the TLS
-/// handshake, nor whether a pooled connection was reused, so ``Transaction/domainLookupStart``,
-/// ``Transaction/connectStart``, ``Transaction/secureConnectionStart`` and their ends are always
-/// `nil` rather than guessed. What is measured: when the task was resumed, when its first request
-/// was handed to the engine (so queueing before it), when each request started, when each
-/// response head arrived and when each body ended.
+/// What is measured: when the task was resumed, when its first request was handed to the engine
+/// (so queueing before it), when each request started, when each response head arrived and when
+/// each body ended, and, for a request that waited for a new connection, when that connection was
+/// ready. AsyncHTTPClient reports only that last moment, not when the name lookup, the TCP connect
+/// or the TLS handshake started or ended, so a new connection is reported as one interval: from the
+/// request's hand-off (``Transaction/connectStartDate``) to the connection being ready
+/// (``Transaction/connectEndDate``, and for HTTPS also ``Transaction/secureConnectionEndDate``),
+/// with the name lookup inside it. The lookup dates and ``Transaction/secureConnectionStartDate``
+/// are always `nil` rather than guessed.
 public struct SessionTaskMetrics: Sendable {
     /// One request and its response, like `URLSessionTaskTransactionMetrics`.
     public struct Transaction: Sendable {
@@ -24,18 +27,24 @@ public struct SessionTaskMetrics: Sendable {
         /// When the exchange began working on the task (before the first request only; later
         /// transactions give their request start).
         public let fetchStartDate: Date
-        /// Not exposed by the engine: always `nil`.
+        /// Not exposed by the engine: always `nil` (the lookup is inside the connect interval).
         public let domainLookupStartDate: Date?
-        /// Not exposed by the engine: always `nil`.
+        /// Not exposed by the engine: always `nil` (the lookup is inside the connect interval).
         public let domainLookupEndDate: Date?
-        /// Not exposed by the engine: always `nil`.
+        /// When the request was handed to the engine with no idle connection, which then looked the host up and
+        /// connected; `nil` on a reused connection, or when several requests of the pool waited for connections at
+        /// once and this one's could not be told apart.
         public let connectStartDate: Date?
-        /// Not exposed by the engine: always `nil`.
+        /// When the new connection was ready (TLS handshake and certificate check included); `nil` as for
+        /// ``connectStartDate``.
         public let connectEndDate: Date?
         /// Not exposed by the engine: always `nil`.
         public let secureConnectionStartDate: Date?
-        /// Not exposed by the engine: always `nil`.
+        /// For HTTPS, when the TLS handshake was done and the certificate accepted (equal to ``connectEndDate``);
+        /// `nil` for plain HTTP and as for ``connectStartDate``.
         public let secureConnectionEndDate: Date?
+        /// Whether the request went out on a connection made for it (``connectStartDate`` is set).
+        public var madeNewConnection: Bool { connectStartDate != nil }
         /// When the request was handed to the engine.
         public let requestStartDate: Date
         /// When the response head arrived (the first byte of the response).
@@ -71,8 +80,9 @@ public struct SessionTaskMetrics: Sendable {
                 networkProtocolName: transaction.httpVersion.map(Self.protocolName(_:)),
                 fetchStartDate: index == 0 ? exchange.fetchStart : transaction.requestStart,
                 domainLookupStartDate: nil, domainLookupEndDate: nil,
-                connectStartDate: nil, connectEndDate: nil,
-                secureConnectionStartDate: nil, secureConnectionEndDate: nil,
+                connectStartDate: transaction.connection?.start, connectEndDate: transaction.connection?.end,
+                secureConnectionStartDate: nil,
+                secureConnectionEndDate: transaction.connection.flatMap { $0.isSecure ? $0.end : nil },
                 requestStartDate: transaction.requestStart,
                 responseStartDate: transaction.responseStart,
                 responseEndDate: transaction.responseEnd

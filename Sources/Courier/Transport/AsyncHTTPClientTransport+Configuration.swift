@@ -66,7 +66,7 @@ extension AsyncHTTPClientTransport {
         /// The engine configuration of one client: `tls` for HTTPS and `verifier` on every new connection.
         func makeClientConfiguration(
             tls: TLSConfiguration,
-            verifier: (@Sendable (any Channel) -> EventLoopFuture<Void>)?
+            verifier: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
         ) -> HTTPClient.Configuration {
             var configuration = HTTPClient.Configuration()
             configuration.tlsConfiguration = tls
@@ -80,10 +80,8 @@ extension AsyncHTTPClientTransport {
             // Report connection failures at once instead of retrying until the connect timeout.
             configuration.connectionPool.retryConnectionEstablishment = false
             configuration.httpVersion = httpVersion == .http1Only ? .http1Only : .automatic
-            if let verifier {
-                configuration.http1_1ConnectionDebugInitializer = verifier
-                configuration.http2ConnectionDebugInitializer = verifier
-            }
+            configuration.http1_1ConnectionDebugInitializer = verifier
+            configuration.http2ConnectionDebugInitializer = verifier
             return configuration
         }
     }

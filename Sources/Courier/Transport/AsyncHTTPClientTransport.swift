@@ -47,7 +47,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let url = request.url
         let engineRequest: HTTPClient.Request
-        let client: HTTPClient
+        let client: EngineClientPool.EngineClient
         do {
             (engineRequest, client) = try makeEngineRequest(request)
         } catch {
@@ -55,8 +55,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         try Task.checkCancellation()
 
-        let delegate = StreamingResponseDelegate(didSendBodyBytes: request.didSendBodyBytes)
-        let task = client.execute(request: engineRequest, delegate: delegate, deadline: nil)
+        let connections = client.connections
+        let ticket = connections.begin()
+        let delegate = StreamingResponseDelegate(didSendBodyBytes: request.didSendBodyBytes) {
+            connections.headSent(ticket)
+        }
+        let task = client.client.execute(request: engineRequest, delegate: delegate, deadline: nil)
         delegate.attach(task)
         if request.timeoutInterval > 0 {
             let watchdog = IdleTimeoutWatchdog(
@@ -79,8 +83,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 delegate.cancel()
             }
         } catch {
+            _ = connections.finish(ticket)
             throw TransportError.urlError(for: error, url: url)
         }
+        let connection = connections.finish(ticket)
         let version = "HTTP/\(head.version.major).\(head.version.minor)"
         guard let response = HTTPURLResponse(
             url: url,
@@ -93,12 +99,13 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         let body = ResponseBodyStream(EngineBody(producer: delegate.body, url: url)) { delegate.cancel() }
         return TransportResponse(
-            head: response, headerFields: head.headers.map { ($0.name, $0.value) }, body: body, httpVersion: version
+            head: response, headerFields: head.headers.map { ($0.name, $0.value) }, body: body, httpVersion: version,
+            connection: connection
         )
     }
 
     /// The engine's request, and the client (connection pool) that must carry it.
-    private func makeEngineRequest(_ request: TransportRequest) throws -> (HTTPClient.Request, HTTPClient) {
+    private func makeEngineRequest(_ request: TransportRequest) throws -> (HTTPClient.Request, EngineClientPool.EngineClient) {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw URLError(.unsupportedURL, userInfo: [
                 NSURLErrorFailingURLErrorKey: request.url,

@@ -12,6 +12,12 @@ import Synchronization
 /// The lookup on the request path is one dictionary read under a lock plus one atomic load; a client and its TLS
 /// configuration are made only for the first request to a host, or after the policy's trust roots changed.
 final class EngineClientPool: Sendable {
+    /// One engine client (connection pool) and the tracker of the connections it makes.
+    struct EngineClient: Sendable {
+        let client: HTTPClient
+        let connections: ConnectionEstablishmentTracker
+    }
+
     private struct Key: Hashable {
         let policy: ObjectIdentifier
         let host: String
@@ -22,18 +28,18 @@ final class EngineClientPool: Sendable {
         let policy: SecurityPolicy
         let requirementsRevision: UInt64
         let requirements: TLSStackRequirements
-        let client: HTTPClient
+        let client: EngineClient
     }
 
     private struct State {
         var entries: [Key: Entry] = [:]
         /// Clients replaced after their policy's requirements changed; kept (finishing their requests) until shutdown.
-        var retired: [HTTPClient] = []
+        var retired: [EngineClient] = []
         var isShutDown = false
     }
 
     /// The client for `http` URLs (no TLS, so no policy).
-    let plainClient: HTTPClient
+    let plainClient: EngineClient
     /// The event loop group every client runs on.
     let eventLoopGroup: any EventLoopGroup
     private let configuration: AsyncHTTPClientTransport.Configuration
@@ -48,12 +54,16 @@ final class EngineClientPool: Sendable {
             hostPolicies[host.lowercased()] = policy
         }
         self.hostPolicies = hostPolicies
-        self.plainClient = HTTPClient(
-            eventLoopGroup: eventLoopGroup,
-            configuration: configuration.makeClientConfiguration(
-                tls: configuration.tlsConfiguration,
-                verifier: configuration.connectionVerifier
-            )
+        let connections = ConnectionEstablishmentTracker(isSecure: false)
+        self.plainClient = EngineClient(
+            client: HTTPClient(
+                eventLoopGroup: eventLoopGroup,
+                configuration: configuration.makeClientConfiguration(
+                    tls: configuration.tlsConfiguration,
+                    verifier: Self.recording(connections, after: configuration.connectionVerifier)
+                )
+            ),
+            connections: connections
         )
     }
 
@@ -65,12 +75,12 @@ final class EngineClientPool: Sendable {
     /// The client for HTTPS requests to `host`, made on first use.
     /// - Throws: `HTTPClientError.alreadyShutdown` after ``shutdown()``; SwiftNIO SSL's error when a trust root of the
     ///   policy cannot be loaded.
-    func client(forHTTPSHost rawHost: String) throws -> HTTPClient {
+    func client(forHTTPSHost rawHost: String) throws -> EngineClient {
         let host = Self.normalized(rawHost)
         let policy = policy(forHost: host)
         let key = Key(policy: ObjectIdentifier(policy), host: host)
         let revision = policy.tlsStackRequirementsRevision
-        let current = state.withLock { state -> HTTPClient? in
+        let current = state.withLock { state -> EngineClient? in
             guard let entry = state.entries[key], entry.requirementsRevision == revision else { return nil }
             return entry.client
         }
@@ -125,15 +135,15 @@ final class EngineClientPool: Sendable {
             let clients = [plainClient] + state.entries.values.map(\.client) + state.retired
             state.entries = [:]
             state.retired = []
-            return clients
+            return clients.map(\.client)
         }
     }
 
-    private func makeClient(key: Key, policy: SecurityPolicy, revision: UInt64) throws -> HTTPClient {
+    private func makeClient(key: Key, policy: SecurityPolicy, revision: UInt64) throws -> EngineClient {
         let evaluation = TLSHandshakeEvaluation(policy: policy, domain: key.host)
         let configuration = self.configuration
         let group = eventLoopGroup
-        return try state.withLock { state throws -> HTTPClient in
+        return try state.withLock { state throws -> EngineClient in
             guard !state.isShutDown else { throw HTTPClientError.alreadyShutdown }
             if let entry = state.entries[key] {
                 if entry.requirements == evaluation.requirements {
@@ -145,12 +155,16 @@ final class EngineClientPool: Sendable {
                 state.retired.append(entry.client)
                 state.entries[key] = nil
             }
-            let client = HTTPClient(
-                eventLoopGroup: group,
-                configuration: configuration.makeClientConfiguration(
-                    tls: try Self.tlsConfiguration(for: evaluation, configuration: configuration),
-                    verifier: Self.verifier(for: evaluation, then: configuration.connectionVerifier)
-                )
+            let connections = ConnectionEstablishmentTracker(isSecure: true)
+            let client = EngineClient(
+                client: HTTPClient(
+                    eventLoopGroup: group,
+                    configuration: configuration.makeClientConfiguration(
+                        tls: try Self.tlsConfiguration(for: evaluation, configuration: configuration),
+                        verifier: Self.recording(connections, after: Self.verifier(for: evaluation, then: configuration.connectionVerifier))
+                    )
+                ),
+                connections: connections
             )
             state.entries[key] = Entry(
                 policy: policy, requirementsRevision: revision, requirements: evaluation.requirements, client: client
@@ -179,6 +193,17 @@ final class EngineClientPool: Sendable {
         guard let next else { return evaluation.connectionInitializer }
         return { channel in
             evaluation.verify(channel).flatMap { next(channel) }
+        }
+    }
+
+    /// `hook` (when there is one), then the connection recorded as ready in `connections`.
+    private static func recording(
+        _ connections: ConnectionEstablishmentTracker,
+        after hook: (@Sendable (any Channel) -> EventLoopFuture<Void>)?
+    ) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
+        { channel in
+            let checked = hook?(channel) ?? channel.eventLoop.makeSucceededVoidFuture()
+            return checked.map { connections.connectionReady() }
         }
     }
 

@@ -80,17 +80,24 @@ public struct TransportResponse: Sendable {
     /// The protocol version the response came over, for example `"HTTP/1.1"` or `"HTTP/2.0"`.
     public let httpVersion: String
 
+    /// The new connection this request waited for, or `nil` when it went out on a pooled connection (or the
+    /// transport cannot tell). Default `nil`.
+    public let connection: ConnectionEstablishment?
+
     /// Creates a transport response.
     /// - Parameter httpVersion: The protocol version. Default `"HTTP/1.1"`.
+    /// - Parameter connection: The new connection the request waited for. Default `nil`.
     public init(
         head: HTTPURLResponse,
         headerFields: [(name: String, value: String)],
         body: ResponseBodyStream,
-        httpVersion: String = "HTTP/1.1"
+        httpVersion: String = "HTTP/1.1",
+        connection: ConnectionEstablishment? = nil
     ) {
         self.head = head
         self.headerFields = headerFields
         self.body = body
         self.httpVersion = httpVersion
+        self.connection = connection
     }
 }

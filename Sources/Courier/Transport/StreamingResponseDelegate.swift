@@ -38,12 +38,17 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
 
     private let state = Mutex(State())
     private let didSendBodyBytes: (@Sendable (Int64) -> Void)?
+    private let didSendHead: @Sendable () -> Void
     let body: BodyProducer
     /// Set once the request is executing; bytes moving in either direction reset it.
     let watchdog = Mutex<IdleTimeoutWatchdog?>(nil)
 
-    init(didSendBodyBytes: (@Sendable (Int64) -> Void)?) {
+    /// - Parameters:
+    ///   - didSendBodyBytes: Called with each request body part the socket accepted.
+    ///   - didSendHead: Called once the request head was written to a connection.
+    init(didSendBodyBytes: (@Sendable (Int64) -> Void)?, didSendHead: @escaping @Sendable () -> Void) {
         self.didSendBodyBytes = didSendBodyBytes
+        self.didSendHead = didSendHead
         let demand = BodyDemand()
         let made = BodyProducer.makeSequence(
             backPressureStrategy: .init(lowWatermark: 2, highWatermark: 8),
@@ -105,6 +110,10 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
     }
 
     // MARK: HTTPClientResponseDelegate
+
+    func didSendRequestHead(task: HTTPClient.Task<Void>, _ head: HTTPRequestHead) {
+        didSendHead()
+    }
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
         touchWatchdog()

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Courier
+import CourierTestServer
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -103,10 +104,62 @@ struct SessionInvalidationAndMetricsTests {
             #expect(end <= metrics.taskInterval.end)
             #expect(transaction.networkProtocolName == "http/1.1")
             // Not exposed by AsyncHTTPClient, so not invented.
-            #expect(transaction.domainLookupStartDate == nil && transaction.connectStartDate == nil && transaction.secureConnectionStartDate == nil)
+            #expect(transaction.domainLookupStartDate == nil && transaction.secureConnectionStartDate == nil)
+            if let connectStart = transaction.connectStartDate, let connectEnd = transaction.connectEndDate {
+                #expect(start <= connectStart && connectStart <= connectEnd && connectEnd <= first)
+            }
             previousEnd = end
         }
         #expect(metrics.transactionMetrics.first?.response?.statusCode == 302)
         #expect(metrics.transactionMetrics.last?.response?.statusCode == 200)
+    }
+
+    /// A session with its own transport: the first request opens a connection, the redirect reuses it.
+    @Test func aNewConnectionIsTimedAndAReusedOneIsNot() async throws {
+        let manager = SessionFixtures.manager { $0.transport = nil }
+        defer { manager.invalidateSessionCancelingTasks(true) }
+        let collected = Mutex<SessionTaskMetrics?>(nil)
+        manager.setTaskDidFinishCollectingMetricsBlock { _, _, metrics in collected.withLock { $0 = metrics } }
+        _ = try await manager.dataTask(with: try await SessionFixtures.request("/redirect/1"), completionHandler: nil).value
+        try await Task.sleep(for: .milliseconds(50))
+        let metrics = try #require(collected.withLock { $0 })
+        #expect(metrics.transactionMetrics.count == 2)
+        let first = try #require(metrics.transactionMetrics.first)
+        let connectStart = try #require(first.connectStartDate)
+        let connectEnd = try #require(first.connectEndDate)
+        let firstByte = try #require(first.responseStartDate)
+        #expect(first.madeNewConnection)
+        #expect(first.requestStartDate <= connectStart && connectStart <= connectEnd && connectEnd <= firstByte)
+        #expect(first.secureConnectionEndDate == nil)
+        let second = try #require(metrics.transactionMetrics.last)
+        #expect(!second.madeNewConnection && second.connectEndDate == nil)
+    }
+
+    /// Over TLS (HTTP/1.1 and HTTP/2), the connection interval ends when the handshake and the policy's check are done.
+    @Test(arguments: [false, true])
+    func aTLSConnectionIsTimedInOrder(http2: Bool) async throws {
+        let server = try await TestServer.start(tls: TestServerTLS(http2: http2))
+        defer { Task { try? await server.shutdown() } }
+        let policy = SecurityPolicy.default
+        policy.trustedRootCertificates = [try #require(server.certificateAuthorityDER)]
+        let manager = SessionFixtures.manager {
+            $0.transport = nil
+            $0.securityPolicy = policy
+        }
+        defer { manager.invalidateSessionCancelingTasks(true) }
+        let collected = Mutex<SessionTaskMetrics?>(nil)
+        manager.setTaskDidFinishCollectingMetricsBlock { _, _, metrics in collected.withLock { $0 = metrics } }
+        let url = try #require(URL(string: "bytes/2048", relativeTo: server.baseURL))
+        let data = try await manager.dataTask(with: URLRequest(url: url), completionHandler: nil).value
+        #expect(data.count == 2048)
+        try await Task.sleep(for: .milliseconds(50))
+        let transaction = try #require(collected.withLock { $0 }?.transactionMetrics.first)
+        let connectStart = try #require(transaction.connectStartDate)
+        let secureEnd = try #require(transaction.secureConnectionEndDate)
+        let firstByte = try #require(transaction.responseStartDate)
+        let end = try #require(transaction.responseEndDate)
+        #expect(transaction.connectEndDate == secureEnd)
+        #expect(transaction.requestStartDate <= connectStart && connectStart <= secureEnd && secureEnd <= firstByte && firstByte <= end)
+        #expect(transaction.networkProtocolName == (http2 ? "h2" : "http/1.1"))
     }
 }
