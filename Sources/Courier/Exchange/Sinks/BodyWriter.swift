@@ -31,8 +31,10 @@ struct MemoryBodyWriter: BodyWriter {
 
 /// Writes to a file with large, coalesced writes.
 struct FileBodyWriter: BodyWriter {
-    /// Chunks are gathered up to this size before each `write(2)`.
-    static let coalescingSize = 1 << 20
+    /// Chunks are gathered up to this size before each `write(2)`: large enough to save system
+    /// calls, small enough that the buffer stays in the CPU cache while the kernel copies it into
+    /// the page cache (1 MiB writes measured several times slower per byte than 256 KiB ones).
+    static let coalescingSize = 256 * 1024
 
     private let handle: FileHandle
     private let url: URL
