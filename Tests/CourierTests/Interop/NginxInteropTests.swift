@@ -1,0 +1,392 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Courier
+import CourierTestServer
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Operations, sessions and the exchange against nginx (TLS, HTTP/2, static files with ETag,
+/// Last-Modified and Range), a server nobody here wrote. `.ci/run` starts it with
+/// `scripts/nginx-test-server start`, which also exports where nginx's files and access log are:
+/// the tests read the log to see the `Range` and `If-Range` headers nginx received, and rewrite a
+/// file of their own in nginx's root to change its ETag.
+///
+/// The assertions mirror the in-process server's tests (HTTPRequestOperationResumeTests,
+/// ResumableDownloadTests, ResumptionTests). Where nginx differs: its ETag is the file's mtime and
+/// size in hex, so a rewritten file gets a new one only when one of them changes (the tests change
+/// both); a cancelled transfer is logged with status 200 and the bytes nginx had sent.
+@Suite(
+    "Interop: nginx (TLS, HTTP/2, static files)",
+    .enabled(if: NginxInterop.isConfigured, NginxInterop.skipMessage),
+    .serialized,
+    .timeLimit(.minutes(2))
+)
+struct NginxInteropTests {
+    /// The big static file (32 MiB of random bytes).
+    static let bigFile = "bytes-32m.bin"
+
+    // MARK: HTTPRequestOperation pause and resume (issue #5)
+
+    enum OperationOutput: String, CaseIterable, CustomTestStringConvertible {
+        case file, outputStream, memory
+        var testDescription: String { rawValue }
+    }
+
+    @Test("operation paused mid-transfer and resumed: Range + If-Range, 206, the bytes match the file on disk", arguments: OperationOutput.allCases)
+    func operationPauseAndResume(output: OperationOutput) async throws {
+        let probe = NginxInterop.probe()
+        let operation = HTTPRequestOperation(request: URLRequest(url: try NginxInterop.url(Self.bigFile, probe: probe), timeoutInterval: 30))
+        operation.securityPolicy = try NginxInterop.policy()
+        let file = Fixtures.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        switch output {
+        case .file: operation.outputFileURL = file
+        case .outputStream: operation.outputStream = OutputStream(toFileAtPath: file.path, append: false)
+        case .memory: break
+        }
+
+        let trigger = PauseTrigger(threshold: 1 << 20)
+        trigger.install(on: operation)
+        let queue = OperationQueue()
+        queue.addOperation(operation)
+        #expect(await OperationFixtures.wait { operation.isPaused || operation.isFinished })
+        try #require(operation.isPaused, "the transfer ended before the pause")
+        try await Task.sleep(for: .milliseconds(50))
+        let keptAtPause: Int64? = if output == .file { try NginxInterop.size(of: file) } else { nil }
+        operation.resume()
+        await operation.finished()
+
+        #expect(operation.error == nil)
+        #expect(operation.response?.statusCode == 206)
+        let expected = try sha256Hex(ofFile: try NginxInterop.servedFile(Self.bigFile))
+        switch output {
+        case .file, .outputStream:
+            #expect(operation.responseData == nil)
+            #expect(try sha256Hex(ofFile: file) == expected)
+        case .memory:
+            #expect(operation.responseData?.sha256Hex == expected)
+        }
+
+        // What nginx received: the whole file asked for first, then the rest with Range + If-Range.
+        let entityTag = try #require(operation.response?.value(forHTTPHeaderField: "ETag"))
+        let log = try await NginxInterop.accessLog(probe: probe, count: 2)
+        #expect(log.map(\.method) == ["GET", "GET"])
+        #expect(log[0].range == nil && log[0].ifRange == nil)
+        #expect(log[1].status == 206)
+        #expect(log[1].ifRange == entityTag)
+        let offset = try #require(log[1].rangeStart, "\(log[1])")
+        #expect(offset > 0 && offset < Int64(32 << 20))
+        if let keptAtPause { #expect(offset == keptAtPause, "the range starts after the bytes in the file") }
+        #expect(log[1].bytesSent == Int64(32 << 20) - offset)
+        #expect(log.allSatisfy { $0.protocolVersion == "HTTP/2.0" })
+    }
+
+    // MARK: Session download task, resume data
+
+    @Test("download task cancelled with resume data, resumed by a new task: 206 and the same SHA-256")
+    func sessionResumeData() async throws {
+        let probe = NginxInterop.probe()
+        let manager = try NginxInterop.sessionManager()
+        defer { manager.invalidateSessionCancelingTasks(true) }
+        let resumeData = try await NginxInterop.interruptedDownload(manager, try NginxInterop.url(Self.bigFile, probe: probe))
+        let decoded = try DownloadResumeData(data: resumeData)
+        #expect(decoded.resumption.offset > 0 && decoded.resumption.offset < Int64(32 << 20))
+        #expect(decoded.resumption.entityTag != nil, "nginx sends an ETag")
+        #expect(try NginxInterop.size(of: URL(fileURLWithPath: decoded.partialFilePath)) == decoded.resumption.offset)
+
+        let outcome = try await NginxInterop.resume(manager, resumeData)
+        #expect(outcome.status == 206)
+        #expect(outcome.offset == decoded.resumption.offset)
+        #expect(outcome.expected == Int64(32 << 20))
+        #expect(try outcome.sha == sha256Hex(ofFile: NginxInterop.servedFile(Self.bigFile)))
+        #expect(!FileManager.default.fileExists(atPath: decoded.partialFilePath), "the partial file became the download")
+
+        let log = try await NginxInterop.accessLog(probe: probe, count: 2)
+        #expect(log[1].status == 206)
+        #expect(log[1].rangeStart == decoded.resumption.offset)
+        #expect(log[1].ifRange == decoded.resumption.entityTag)
+    }
+
+    @Test("the file changed between cancel and resume (new ETag): a clean restart with the new bytes")
+    func sessionResumeAfterTheFileChanged() async throws {
+        let name = "changing-\(UUID().uuidString).bin"
+        let served = try NginxInterop.servedFile(name)
+        defer { try? FileManager.default.removeItem(at: served) }
+        try NginxInterop.writeServedFile(served, size: 16 << 20, modified: Date(timeIntervalSinceNow: -3600))
+
+        let probe = NginxInterop.probe()
+        let manager = try NginxInterop.sessionManager()
+        defer { manager.invalidateSessionCancelingTasks(true) }
+        let resumeData = try await NginxInterop.interruptedDownload(manager, try NginxInterop.url(name, probe: probe))
+        let oldTag = try #require(try DownloadResumeData(data: resumeData).resumption.entityTag)
+
+        // A different size and mtime: nginx's ETag is made of both.
+        try NginxInterop.writeServedFile(served, size: (16 << 20) + 4097, modified: Date())
+        let outcome = try await NginxInterop.resume(manager, resumeData)
+        #expect(outcome.status == 200)
+        #expect(outcome.offset == 0)
+        #expect(outcome.expected == Int64((16 << 20) + 4097))
+        #expect(try outcome.sha == sha256Hex(ofFile: served))
+
+        let log = try await NginxInterop.accessLog(probe: probe, count: 2)
+        #expect(log[1].ifRange == oldTag, "the resumed request asked for the rest of the old version")
+        #expect(log[1].rangeStart != nil)
+        #expect(log[1].status == 200, "nginx sent the whole new version")
+    }
+
+    // MARK: Plain requests through the exchange
+
+    @Test("GET over HTTP/2, and over HTTP/1.1 with an HTTP/1.1-only transport", arguments: [true, false])
+    func plainGet(http2: Bool) async throws {
+        let transport = try NginxInterop.transport { $0.httpVersion = http2 ? .automatic : .http1Only }
+        let probe = NginxInterop.probe()
+        let result = try await NginxInterop.exchange(try NginxInterop.url("hello.txt", probe: probe), transport: transport)
+        try await transport.shutdown()
+        let expectedVersion = http2 ? "HTTP/2.0" : "HTTP/1.1"
+        #expect(result.response.statusCode == 200)
+        #expect(try result.data == Data(contentsOf: NginxInterop.servedFile("hello.txt")))
+        #expect(result.response.value(forHTTPHeaderField: "Content-Type") == "text/plain")
+        #expect(result.metrics.transactions.map(\.httpVersion) == [expectedVersion])
+        #expect(try await NginxInterop.accessLog(probe: probe, count: 1).first?.protocolVersion == expectedVersion)
+    }
+
+    @Test func head() async throws {
+        let transport = try NginxInterop.transport()
+        let probe = NginxInterop.probe()
+        let result = try await NginxInterop.exchange(try NginxInterop.url("bytes-1m.bin", probe: probe), method: "HEAD", transport: transport)
+        try await transport.shutdown()
+        #expect(result.response.statusCode == 200)
+        #expect(result.response.value(forHTTPHeaderField: "Content-Length") == "1048576")
+        #expect(result.response.value(forHTTPHeaderField: "ETag") != nil)
+        #expect(result.response.value(forHTTPHeaderField: "Last-Modified") != nil)
+        #expect(result.response.value(forHTTPHeaderField: "Accept-Ranges") == "bytes")
+        #expect(result.data?.isEmpty ?? true)
+        #expect(try await NginxInterop.accessLog(probe: probe, count: 1).first?.method == "HEAD")
+    }
+
+    @Test("DownloadResumption continues with a 206 and identical bytes")
+    func rangeContinues() async throws {
+        let transport = try NginxInterop.transport()
+        defer { Task { try? await transport.shutdown() } }
+        let url = try NginxInterop.url("bytes-1m.bin")
+        let full = try await NginxInterop.exchange(url, transport: transport)
+        let fullData = try #require(full.data)
+        #expect(try fullData == Data(contentsOf: NginxInterop.servedFile("bytes-1m.bin")))
+        let file = Fixtures.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try fullData.prefix(100_003).write(to: file)
+        let result = try await NginxInterop.exchange(url, transport: transport) { configuration in
+            configuration.sink = .file(file)
+            configuration.resumption = DownloadResumption(offset: 100_003, response: full.response)
+        }
+        #expect(result.response.statusCode == 206)
+        #expect(result.resumption == .continued(from: 100_003))
+        #expect(result.bytesReceived == Int64(fullData.count - 100_003))
+        #expect(result.request.value(forHTTPHeaderField: "Range") == "bytes=100003-")
+        #expect(result.request.value(forHTTPHeaderField: "If-Range") == full.response.value(forHTTPHeaderField: "ETag"))
+        #expect(try Data(contentsOf: file).sha256Hex == fullData.sha256Hex)
+    }
+
+    @Test("an If-Range that no longer matches gets the whole file (200): a clean restart")
+    func ifRangeMismatchRestarts() async throws {
+        let transport = try NginxInterop.transport()
+        defer { Task { try? await transport.shutdown() } }
+        let url = try NginxInterop.url("bytes-1m.bin")
+        let reference = try Data(contentsOf: try NginxInterop.servedFile("bytes-1m.bin"))
+        let file = Fixtures.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(repeating: 0xAB, count: 300_000).write(to: file)
+        let result = try await NginxInterop.exchange(url, transport: transport) { configuration in
+            configuration.sink = .file(file)
+            configuration.resumption = DownloadResumption(offset: 300_000, entityTag: "\"stale-0\"")
+        }
+        #expect(result.response.statusCode == 200)
+        #expect(result.resumption == .restarted)
+        #expect(try Data(contentsOf: file).sha256Hex == reference.sha256Hex)
+    }
+
+    @Test("kept bytes equal to the whole file: nginx answers 416 and the file is already complete")
+    func alreadyComplete() async throws {
+        let transport = try NginxInterop.transport()
+        defer { Task { try? await transport.shutdown() } }
+        let url = try NginxInterop.url("bytes-1m.bin")
+        let full = try await NginxInterop.exchange(url, transport: transport)
+        let file = Fixtures.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try #require(full.data).write(to: file)
+        let result = try await NginxInterop.exchange(url, transport: transport) { configuration in
+            configuration.sink = .file(file)
+            configuration.resumption = DownloadResumption(offset: Int64(1 << 20), response: full.response)
+        }
+        #expect(result.response.statusCode == 416)
+        #expect(result.resumption == .alreadyComplete)
+        #expect(try Data(contentsOf: file).sha256Hex == full.data?.sha256Hex)
+    }
+}
+
+/// The nginx of `scripts/nginx-test-server` as the interop tests use it: its files, its access log,
+/// a policy trusting its CA, and helpers shared by the tests above.
+enum NginxInterop {
+    static let environment = ProcessInfo.processInfo.environment
+    static let root = environment["COURIER_NGINX_ROOT"].map { URL(fileURLWithPath: $0) }
+    static let accessLogPath = environment["COURIER_NGINX_ACCESS_LOG"]
+    static let isConfigured = NginxServer.isConfigured && root != nil && accessLogPath != nil
+    static let skipMessage: Comment =
+        "nginx is not running: set COURIER_NGINX_URL, _CA, _LEAF, _ROOT and _ACCESS_LOG (eval \"$(scripts/nginx-test-server start)\"; .ci/run does)"
+
+    /// One policy instance trusting nginx's CA, so operations share one connection pool.
+    private static let sharedPolicy = Result { () throws -> SecurityPolicy in
+        let policy = SecurityPolicy.default
+        policy.trustedRootCertificates = try NginxServer.certificates(at: NginxServer.certificateAuthorityPath)
+        return policy
+    }
+
+    /// The default policy with nginx's CA among the trusted roots.
+    static func policy() throws -> SecurityPolicy { try sharedPolicy.get() }
+
+    /// A transport enforcing ``policy()``; `configure` adjusts the rest. Shut it down when done.
+    static func transport(configure: (inout AsyncHTTPClientTransport.Configuration) -> Void = { _ in }) throws -> AsyncHTTPClientTransport {
+        var configuration = AsyncHTTPClientTransport.Configuration()
+        configuration.securityPolicy = try policy()
+        configure(&configuration)
+        return AsyncHTTPClientTransport(configuration: configuration)
+    }
+
+    /// An ephemeral session manager trusting nginx's CA, completing on the session tests' queue.
+    static func sessionManager() throws -> URLSessionManager {
+        var configuration = SessionConfiguration.ephemeral
+        configuration.securityPolicy = try policy()
+        let manager = URLSessionManager(configuration: configuration)
+        manager.completionQueue = SessionFixtures.completionQueue
+        return manager
+    }
+
+    /// A unique marker for one test's requests in the access log (nginx ignores the query of a static file).
+    static func probe() -> String { UUID().uuidString }
+
+    /// nginx's URL for `file`, with `?probe=` when given.
+    static func url(_ file: String, probe: String? = nil) throws -> URL {
+        let base = try #require(NginxServer.url)
+        let path = probe.map { "/\(file)?probe=\($0)" } ?? "/\(file)"
+        return try #require(URL(string: path, relativeTo: base)?.absoluteURL)
+    }
+
+    /// Where nginx serves `file` from.
+    static func servedFile(_ file: String) throws -> URL {
+        try #require(root).appendingPathComponent(file)
+    }
+
+    /// Writes `size` random bytes to `url` (world-readable: nginx's workers run as nobody) and sets
+    /// its modification date.
+    static func writeServedFile(_ url: URL, size: Int, modified: Date) throws {
+        let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom"))
+        defer { try? random.close() }
+        let bytes = try #require(try random.read(upToCount: size))
+        try #require(bytes.count == size)
+        try bytes.write(to: url)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644, .modificationDate: modified], ofItemAtPath: url.path)
+    }
+
+    static func size(of url: URL) throws -> Int64 {
+        try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber).int64Value
+    }
+
+    /// Runs one exchange for `url` through `transport`.
+    static func exchange(
+        _ url: URL, method: String = "GET", transport: any HTTPTransport,
+        configure: (inout ExchangeConfiguration) -> Void = { _ in }
+    ) async throws -> ExchangeResult {
+        var request = URLRequest(url: url, timeoutInterval: 30)
+        request.httpMethod = method
+        var configuration = ExchangeConfiguration(transport: transport)
+        configure(&configuration)
+        return try await Exchange(request: request, configuration: configuration).result()
+    }
+
+    /// Starts a download task for `url`, suspends it after its first bytes and cancels it for resume data.
+    static func interruptedDownload(_ manager: URLSessionManager, _ url: URL) async throws -> Data {
+        let task = manager.downloadTask(with: URLRequest(url: url, timeoutInterval: 30), completionHandler: nil)
+        let updates = task.progressUpdates()
+        task.resume()
+        for await progress in updates where progress.totalBytes > 0 {
+            task.suspend()
+            break
+        }
+        let resumeData = Signal<Data?>()
+        task.cancel(byProducingResumeData: { resumeData.fire($0) })
+        let data = try #require(await resumeData.wait())
+        await #expect(throws: URLError.self) { try await task.value }
+        #expect((task.error as? URLError)?.code == .cancelled)
+        return data
+    }
+
+    /// Resumes `resumeData` with a new task; returns the did-resume offset and expected length, the
+    /// downloaded file's SHA-256 and the status.
+    static func resume(_ manager: URLSessionManager, _ resumeData: Data) async throws -> (offset: Int64, expected: Int64, sha: String, status: Int) {
+        let resumedAt = Mutex<(Int64, Int64)?>(nil)
+        manager.setDownloadTaskDidResumeBlock { _, _, offset, expected in resumedAt.withLock { $0 = (offset, expected) } }
+        let destination = SessionFixtures.destination()
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let task = manager.downloadTask(withResumeData: resumeData, destination: { _, _ in destination }, completionHandler: nil)
+        let location = try #require(try await task.value)
+        let (offset, expected) = try #require(resumedAt.withLock { $0 })
+        let status = (task.response as? HTTPURLResponse)?.statusCode ?? 0
+        return (offset, expected, try sha256Hex(ofFile: location), status)
+    }
+
+    /// One line of the access log (`log_format courier` in scripts/nginx-test-server).
+    struct LogLine: CustomStringConvertible {
+        let method: String
+        let uri: String
+        let status: Int
+        let bytesSent: Int64
+        let protocolVersion: String
+        /// The Range header, nil when absent.
+        let range: String?
+        /// The If-Range header, nil when absent.
+        let ifRange: String?
+        let description: String
+
+        /// The first byte asked for by a `bytes=N-` range.
+        var rangeStart: Int64? {
+            guard let range, range.hasPrefix("bytes="), range.hasSuffix("-") else { return nil }
+            return Int64(range.dropFirst("bytes=".count).dropLast())
+        }
+
+        init?(_ line: String) {
+            let fields = line.split(separator: " ", maxSplits: 5).map(String.init)
+            guard fields.count == 6, let status = Int(fields[2]), let sent = Int64(fields[3]) else { return nil }
+            let headers = fields[5]
+            guard let rangeStart = headers.range(of: "range=\""), let ifRangeMarker = headers.range(of: "\" if_range=\""),
+                  headers.hasSuffix("\"") else { return nil }
+            // Absent headers are logged empty (older nginx without `escape=none` writes `-`).
+            func header(_ value: Substring) -> String? { value.isEmpty || value == "-" ? nil : String(value) }
+            method = fields[0]
+            uri = fields[1]
+            self.status = status
+            bytesSent = sent
+            protocolVersion = fields[4]
+            range = header(headers[rangeStart.upperBound..<ifRangeMarker.lowerBound])
+            ifRange = header(headers[ifRangeMarker.upperBound..<headers.index(before: headers.endIndex)])
+            description = line
+        }
+    }
+
+    /// The access log's lines for `probe`, waiting (bounded) until there are `count` of them:
+    /// nginx writes a line when it has finished with a request, which can be just after the client is done.
+    static func accessLog(probe: String, count: Int) async throws -> [LogLine] {
+        let path = try #require(accessLogPath)
+        var lines: [LogLine] = []
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            lines = text.split(separator: "\n").filter { $0.contains("probe=\(probe)") }.compactMap { LogLine(String($0)) }
+            if lines.count >= count { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try #require(lines.count == count, "nginx logged \(lines) for probe \(probe)")
+        return lines
+    }
+}
