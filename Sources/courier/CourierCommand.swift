@@ -10,11 +10,15 @@ struct CourierCommand: AsyncParsableCommand {
         discussion: """
         Request items: name==value (query), Header:value (header), name=value (field), \
         name:=json (raw JSON field), name@path (file upload, multipart).
-        Exit codes: 0 success, 2 usage error, 3 HTTP status >= 400 with --check-status, 4 network or TLS error.
+        Exit codes: 0 success, 2 usage error, 3 HTTP status >= 400 with --check-status (always for \
+        download), 4 network or TLS error, 5 download verification failed (size, Repr-Digest, \
+        Content-Digest or Content-MD5), 6 some downloads of a batch failed, 130 stopped by SIGINT \
+        (Ctrl-C), 143 stopped by SIGTERM (the shell's 128 + signal number; download keeps resume data).
         """,
         subcommands: [
             GetCommand.self, HeadCommand.self, DeleteCommand.self,
             PostCommand.self, PutCommand.self, PatchCommand.self,
+            DownloadCommand.self, BatchCommand.self,
             ServeCommand.self, TourCommand.self,
         ]
     )
@@ -49,6 +53,14 @@ enum ExitStatus: Int32 {
     case usage = 2
     case httpError = 3
     case network = 4
+    /// A downloaded file does not match the size or digest the server announced.
+    case verification = 5
+    /// At least one download of a batch failed.
+    case batchFailed = 6
+    /// Stopped by SIGINT (Ctrl-C): 128 + 2.
+    case interrupted = 130
+    /// Stopped by SIGTERM: 128 + 15.
+    case terminated = 143
 }
 
 /// A failure that ends the command with a one-line message and an exit code.

@@ -14,8 +14,8 @@ import Darwin
 /// - Otherwise (standard output redirected or piped, as in scripts and CI logs) it prints plain
 ///   lines: one at the first update, then one every `lineInterval` (default 0.5 s), and a final line.
 ///
-/// Updates may come from any thread. Formatting lives in ``ProgressLine``; this type only decides
-/// when to write and how (redraw or new line).
+/// Updates may come from any thread; writes happen under the display's lock, in order. Formatting
+/// lives in ``ProgressLine``; this type only decides when to write and how (redraw or new line).
 final class ProgressDisplay: Sendable {
     /// How progress reaches the stream.
     enum Style: Sendable, Equatable {
@@ -37,15 +37,16 @@ final class ProgressDisplay: Sendable {
         /// Whether a redrawn line is on screen (and must be cleared before other output).
         var lineOnScreen = false
         var finished = false
+        /// Bytes that were already present when this run started; excluded from the rate.
+        var baseline: Int64 = 0
     }
 
     /// How progress is written.
     let style: Style
     private let interval: Duration
-    private let baseline: Int64
     private let now: @Sendable () -> ContinuousClock.Instant
     private let write: @Sendable (String) -> Void
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     /// A display for one transfer.
     /// - Parameters:
@@ -65,8 +66,8 @@ final class ProgressDisplay: Sendable {
         write: @escaping @Sendable (String) -> Void = ProgressDisplay.standardError
     ) {
         self.style = style
-        self.baseline = baseline
         self.interval = style == .redrawn ? redrawInterval : lineInterval
+        self.state = Mutex(State(baseline: baseline))
         self.now = now
         self.write = write
     }
@@ -76,55 +77,71 @@ final class ProgressDisplay: Sendable {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
+    /// Writes `text` to standard output, unbuffered (for result lines printed between redraws).
+    static let standardOutput: @Sendable (String) -> Void = { text in
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
     /// Records progress: `completed` bytes of `total` (`nil` when unknown), with an optional `prefix`
     /// such as "3/5 files". Writes only when the interval has passed since the last write (the first
-    /// update always writes). Ignored after ``finish()``.
+    /// update always writes). Ignored after ``finish(prefix:)``.
     func update(completed: Int64, total: Int64?, prefix: String? = nil) {
-        let text: String? = state.withLock { state in
-            guard !state.finished else { return nil }
+        state.withLock { state in
+            guard !state.finished else { return }
             let instant = now()
             let started = state.started ?? instant
             state.started = started
-            let snapshot = TransferSnapshot(completed: completed, total: total, baseline: baseline, elapsed: seconds(instant - started), prefix: prefix)
+            let snapshot = TransferSnapshot(completed: completed, total: total, baseline: state.baseline, elapsed: seconds(instant - started), prefix: prefix)
             state.snapshot = snapshot
-            if let last = state.lastWrite, instant - last < interval { return nil }
+            if let last = state.lastWrite, instant - last < interval { return }
             state.lastWrite = instant
-            return render(ProgressLine.running(snapshot), &state)
+            write(render(ProgressLine.running(snapshot), &state))
         }
-        if let text { write(text) }
     }
 
-    /// Prints a whole line of other output (a per-file result, a hint) without garbling the progress
-    /// line: on a terminal the progress line is cleared first and redrawn after.
-    func printLine(_ line: String) {
-        let text: String = state.withLock { state in
-            guard style == .redrawn, state.lineOnScreen, let snapshot = state.snapshot, !state.finished else { return line + "\n" }
-            return Self.clearLine + line + "\n" + ProgressLine.running(snapshot)
-        }
-        write(text)
+    /// Changes the bytes that do not count towards the rate, e.g. to 0 when a resumed download had to
+    /// start over, or to the offset the server agreed to continue from.
+    func rebase(_ baseline: Int64) {
+        state.withLock { $0.baseline = baseline }
     }
 
-    /// Ends the display with the final figures (elapsed time instead of ETA) on their own line.
-    /// Later calls and updates do nothing. With no update ever made it writes nothing.
-    func finish() {
-        let text: String? = state.withLock { state in
-            guard !state.finished, var snapshot = state.snapshot, let started = state.started else { return nil }
+    /// Prints a whole line of other output (a per-file result, a hint) to `output` (default: the
+    /// display's own stream) without garbling the progress line: on a terminal the progress line is
+    /// cleared first and redrawn after.
+    func printLine(_ line: String, to output: (@Sendable (String) -> Void)? = nil) {
+        let output = output ?? write
+        state.withLock { state in
+            guard style == .redrawn, state.lineOnScreen, let snapshot = state.snapshot, !state.finished else {
+                output(line + "\n")
+                return
+            }
+            write(Self.clearLine)
+            output(line + "\n")
+            write(ProgressLine.running(snapshot))
+        }
+    }
+
+    /// Ends the display with the final figures (elapsed time instead of ETA) on their own line,
+    /// with `prefix` when given (otherwise the last update's). Later calls and updates do nothing.
+    /// With no update ever made it writes nothing.
+    func finish(prefix: String? = nil) {
+        state.withLock { state in
+            guard !state.finished, var snapshot = state.snapshot, let started = state.started else { return }
             state.finished = true
             snapshot.elapsed = seconds(now() - started)
-            return render(ProgressLine.finished(snapshot), &state) + (style == .redrawn ? "\n" : "")
+            if let prefix { snapshot.prefix = prefix }
+            write(render(ProgressLine.finished(snapshot), &state) + (style == .redrawn ? "\n" : ""))
         }
-        if let text { write(text) }
     }
 
     /// Ends the display without final figures, e.g. when the transfer was interrupted: the redrawn
     /// line is ended so that later output starts on a fresh line.
     func abandon() {
-        let text: String? = state.withLock { state in
-            guard !state.finished else { return nil }
+        state.withLock { state in
+            guard !state.finished else { return }
             state.finished = true
-            return state.lineOnScreen ? "\n" : nil
+            if state.lineOnScreen { write("\n") }
         }
-        if let text { write(text) }
     }
 
     /// The erase sequence for a redrawn line: carriage return, then "erase to end of line" (ANSI EL).

@@ -1,0 +1,149 @@
+import ArgumentParser
+import Courier
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `courier batch FILE [--concurrency N] [--output-dir DIR]`: many downloads on an operation queue.
+struct BatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Download every URL listed in a file, several at a time.",
+        discussion: """
+        FILE holds one URL per line, or URL<TAB>output; blank lines and lines starting with # are \
+        ignored. The downloads run as HTTPRequestOperations on an OperationQueue (grouped with \
+        batch(of:progress:completion:)), each body streamed to its file. Progress (files done and \
+        bytes) goes to standard error; one result line per file as it finishes and a summary \
+        table go to standard output. A download fails on a network error or an HTTP status >= 400; \
+        its output file is removed.
+        Exit codes: 0 all downloaded, 2 usage error (a malformed line is named by its number), \
+        6 at least one download failed.
+        """
+    )
+
+    @Argument(help: "The file listing the downloads.")
+    var file: String
+
+    @Option(help: "How many downloads run at once.")
+    var concurrency: Int = 4
+
+    @Option(name: .customLong("output-dir"), help: "The directory relative outputs go to (created when missing).")
+    var outputDirectory: String = "."
+
+    @Option(help: "Seconds without data before a download fails.")
+    var timeout: Double = 30
+
+    func run() async throws {
+        guard concurrency >= 1 else { throw CLIFailure.usage("--concurrency must be at least 1") }
+        let text: String
+        do {
+            text = try String(contentsOf: URL(fileURLWithPath: file), encoding: .utf8)
+        } catch {
+            throw CLIFailure.usage("cannot read \(file): \(error.localizedDescription)")
+        }
+        let directory = URL(fileURLWithPath: outputDirectory).standardizedFileURL
+        let batch: BatchFile
+        do {
+            batch = try BatchFile(parsing: text, directory: directory)
+        } catch let malformed as BatchFile.Malformed {
+            throw CLIFailure.usage("\(file): \(malformed.message)")
+        }
+        guard !batch.entries.isEmpty else { throw CLIFailure.usage("\(file) lists no URLs") }
+        do {
+            for parent in Set(batch.entries.map { $0.output.deletingLastPathComponent() }) {
+                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            }
+        } catch {
+            throw CLIFailure.usage("cannot create the output directory: \(error.localizedDescription)")
+        }
+
+        let results = await BatchRun(entries: batch.entries, concurrency: concurrency, timeout: timeout).run()
+        print(BatchReport.table(results))
+        let failed = results.filter { !$0.succeeded }.count
+        if failed > 0 {
+            throw CLIFailure(status: .batchFailed, message: "\(failed) of \(results.count) downloads failed")
+        }
+    }
+}
+
+/// The downloads of one batch on an `HTTPRequestOperationManager`'s queue.
+struct BatchRun {
+    let entries: [BatchFile.Entry]
+    let concurrency: Int
+    let timeout: TimeInterval
+
+    /// Runs every download and returns the results in file order.
+    func run() async -> [BatchResult] {
+        let manager = HTTPRequestOperationManager()
+        manager.responseSerializer = HTTPResponseSerializer()
+        manager.completionQueue = DispatchQueue(label: "courier.batch.completion")
+        manager.operationQueue.maxConcurrentOperationCount = concurrency
+
+        let display = ProgressDisplay()
+        let bytes = Atomic<Int64>(0)
+        let finished = Atomic<Int>(0)
+        let total = entries.count
+        let results = Mutex<[Int: BatchResult]>([:])
+        let starts = Mutex<[ObjectIdentifier: ContinuousClock.Instant]>([:])
+        let prefix = { @Sendable in "\(finished.load(ordering: .relaxed))/\(total) files" }
+        let startObserver = NotificationCenter.default.addObserver(forName: .courierOperationDidStart, object: nil, queue: nil) { note in
+            guard let operation = note.object as? URLConnectionOperation else { return }
+            starts.withLock { $0[ObjectIdentifier(operation)] = .now }
+        }
+        defer { NotificationCenter.default.removeObserver(startObserver) }
+
+        let operations = entries.enumerated().map { index, entry -> HTTPRequestOperation in
+            var request = URLRequest(url: entry.url)
+            request.timeoutInterval = timeout
+            let record: @Sendable (HTTPRequestOperation, (any Error)?) -> Void = { operation, error in
+                let seconds = starts.withLock { $0[ObjectIdentifier(operation)] }.map { Self.seconds(.now - $0) } ?? 0
+                let status = operation.response?.statusCode
+                var failure: String?
+                if let error {
+                    if let status, status >= 400 {
+                        failure = "HTTP \(status)"
+                    } else {
+                        failure = Self.describe(error)
+                    }
+                    try? FileManager.default.removeItem(at: entry.output)
+                }
+                let size = failure == nil ? ((try? IntegrityCheck.size(of: entry.output)) ?? 0) : 0
+                let result = BatchResult(url: entry.url, status: status, bytes: size, seconds: seconds,
+                                         output: failure == nil ? entry.output : nil, failure: failure)
+                results.withLock { $0[index] = result }
+                display.printLine(BatchReport.resultLine(result), to: ProgressDisplay.standardOutput)
+            }
+            let operation = manager.httpRequestOperation(with: request, success: { operation, _ in record(operation, nil) },
+                                                         failure: { operation, error in record(operation, error) })
+            operation.outputFileURL = entry.output
+            operation.setDownloadProgressBlock { read, _, _ in
+                let now = bytes.add(Int64(read), ordering: .relaxed).newValue
+                display.update(completed: now, total: nil, prefix: prefix())
+            }
+            return operation
+        }
+
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let all = URLConnectionOperation.batch(of: operations, progress: { done, _ in
+                finished.store(done, ordering: .relaxed)
+                display.update(completed: bytes.load(ordering: .relaxed), total: nil, prefix: prefix())
+            }, completion: { _ in
+                continuation.resume()
+            })
+            manager.operationQueue.addOperations(all, waitUntilFinished: false)
+        }
+        display.finish(prefix: prefix())
+        return results.withLock { results in entries.indices.map { results[$0] ?? BatchResult(url: entries[$0].url, status: nil, bytes: 0, seconds: 0, output: nil, failure: "did not run") } }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        (error as? URLError)?.localizedDescription ?? "\(error)"
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (whole, fraction) = duration.components
+        return Double(whole) + Double(fraction) / 1e18
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// The list of downloads `courier batch` reads: one `URL` or `URL<TAB>output` per line; blank lines
+/// and lines starting with `#` are ignored.
+struct BatchFile: Equatable {
+    /// One download.
+    struct Entry: Equatable {
+        /// The 1-based line it came from.
+        let line: Int
+        let url: URL
+        /// Where the body goes: the line's output, or the URL's last path component ("index.html"
+        /// when it has none), relative to the output directory unless absolute.
+        let output: URL
+    }
+
+    /// The downloads in file order.
+    let entries: [Entry]
+
+    /// A line that is not a download, named by its number.
+    struct Malformed: Error, Equatable {
+        let line: Int
+        let reason: String
+        var message: String { "line \(line): \(reason)" }
+    }
+
+    /// Parses `text`; relative outputs are placed in `directory`.
+    /// - Throws: ``Malformed`` for the first bad line: not an http(s) URL, more than one tab, an
+    ///   empty output, or an output another line already writes.
+    init(parsing text: String, directory: URL) throws {
+        var entries: [Entry] = []
+        var claimed: [String: Int] = [:]
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        for (index, raw) in lines.enumerated() {
+            let number = index + 1
+            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.count <= 2 else {
+                throw Malformed(line: number, reason: "expected URL or URL<TAB>output, found \(fields.count) tab-separated fields")
+            }
+            guard let url = URL(string: fields[0]), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+                  url.host != nil, !fields[0].contains(" ") else {
+                throw Malformed(line: number, reason: "not an http or https URL: \(fields[0])")
+            }
+            var name = url.lastPathComponent
+            if name.isEmpty || name == "/" { name = "index.html" }
+            if fields.count == 2 {
+                guard !fields[1].isEmpty else { throw Malformed(line: number, reason: "empty output after the tab") }
+                name = fields[1]
+            }
+            let output = (name.hasPrefix("/") ? URL(fileURLWithPath: name) : directory.appendingPathComponent(name)).standardizedFileURL
+            if let earlier = claimed[output.path] {
+                throw Malformed(line: number, reason: "\(output.path) is already the output of line \(earlier); name the output after a tab")
+            }
+            claimed[output.path] = number
+            entries.append(Entry(line: number, url: url, output: output))
+        }
+        self.entries = entries
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// How one download of a batch ended.
+struct BatchResult: Equatable, Sendable {
+    let url: URL
+    /// The response status, or `nil` when no response arrived.
+    let status: Int?
+    /// Bytes of the body written to the output (0 for a failure).
+    let bytes: Int64
+    /// Seconds from the operation's start to its end.
+    let seconds: Double
+    /// The file written, or `nil` when the download failed (failed outputs are removed).
+    let output: URL?
+    /// Why it failed, or `nil` on success.
+    let failure: String?
+
+    /// Whether the file was downloaded.
+    var succeeded: Bool { failure == nil }
+}
+
+/// The text `courier batch` prints: one line per finished download and a summary table.
+enum BatchReport {
+    /// "ok    200  1.00 MiB  0.2 s  URL -> output" or "FAIL  404  URL: reason".
+    static func resultLine(_ result: BatchResult) -> String {
+        let status = result.status.map(String.init) ?? "---"
+        if let failure = result.failure {
+            return "FAIL  \(status)  \(result.url.absoluteString): \(failure)"
+        }
+        return "ok    \(status)  \(ProgressLine.bytes(result.bytes))  \(time(result.seconds))  \(result.url.absoluteString) -> \(result.output?.path ?? "-")"
+    }
+
+    /// The summary: a table with URL, STATUS, BYTES, TIME and OUTPUT columns (status "error" when no
+    /// response arrived, output "-" for failures), then "N of M downloads succeeded[, K failed]".
+    static func table(_ results: [BatchResult]) -> String {
+        let header = ["URL", "STATUS", "BYTES", "TIME", "OUTPUT"]
+        let rows = results.map { result in
+            [
+                result.url.absoluteString,
+                result.status.map(String.init) ?? "error",
+                String(result.bytes),
+                time(result.seconds),
+                result.output?.path ?? "-",
+            ]
+        }
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        func render(_ cells: [String]) -> String {
+            cells.enumerated().map { column, cell in
+                column == cells.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }
+        let failed = results.filter { !$0.succeeded }.count
+        var lines = [render(header)] + rows.map(render)
+        var footer = "\(results.count - failed) of \(results.count) downloads succeeded"
+        if failed > 0 { footer += ", \(failed) failed" }
+        lines.append(footer)
+        return lines.joined(separator: "\n")
+    }
+
+    /// Seconds with one decimal: "0.2 s", "12.5 s".
+    static func time(_ seconds: Double) -> String {
+        String(format: "%.1f s", max(0, seconds))
+    }
+}

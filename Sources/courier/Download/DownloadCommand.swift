@@ -1,0 +1,84 @@
+import ArgumentParser
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `courier download URL [-o FILE] [--continue]`: a resumable download to a file.
+struct DownloadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "download",
+        abstract: "Download a URL to a file, with progress, interruption and resumption.",
+        discussion: """
+        The body streams to the file (never held in memory). Progress goes to standard error: a \
+        redrawn line on a terminal, plain lines every 0.5 s otherwise. Ctrl-C (SIGINT) or SIGTERM \
+        stops the download and keeps FILE.part and FILE.courier-resume; `--continue` resumes it \
+        with Range/If-Range, and starts over when the server cannot resume (no range support, or \
+        the file changed). The finished file is checked against the size the server announced and \
+        against Repr-Digest, Content-Digest or Content-MD5 when the server sends them.
+        Exit codes: 0 downloaded and verified, 2 usage error, 3 HTTP status >= 400, 4 network error, \
+        5 verification failed (the file is kept for inspection), 130 stopped by SIGINT, 143 by SIGTERM.
+        """
+    )
+
+    @Argument(help: "The URL to download, e.g. http://127.0.0.1:8080/bytes/1048576.")
+    var url: String
+
+    @Option(name: [.customShort("o"), .customLong("output")], help: "The file to write (default: the URL's last path component).")
+    var output: String?
+
+    @Flag(name: .customLong("continue"), help: "Resume an interrupted download of the same file (from FILE.courier-resume).")
+    var resume = false
+
+    @Option(help: "Seconds without data before the download fails.")
+    var timeout: Double = 30
+
+    func run() async throws {
+        let url = try DownloadCommand.httpURL(url)
+        let files = DownloadFiles(output: output, url: url)
+        var stored: DownloadResumeData?
+        if resume {
+            stored = try files.load()
+            if stored == nil {
+                FileHandle.standardError.write(Data("courier: no resume data at \(files.resumeData.path); downloading from the start\n".utf8))
+            }
+        }
+        var request = URLRequest(url: url)
+        request.timeoutInterval = timeout
+        let transfer = DownloadTransfer(files: files, timeout: timeout)
+        switch try await transfer.run(request: request, resume: stored) {
+        case .finished(let response):
+            let verified: [String]
+            do {
+                verified = try IntegrityCheck(response: response).verify(files.output)
+            } catch let mismatch as IntegrityCheck.Mismatch {
+                throw CLIFailure(status: .verification, message: "\(files.output.path) failed verification: \(mismatch.message); the file was kept for inspection")
+            }
+            files.removeLeftovers()
+            let size = (try? IntegrityCheck.size(of: files.output)) ?? 0
+            let checks = verified.isEmpty ? "nothing to verify against" : "verified " + verified.joined(separator: ", ")
+            print("saved \(files.output.path) (\(size) bytes; \(checks))")
+        case .httpError(let response):
+            throw CLIFailure(status: .httpError, message: "HTTP \(response.statusCode) from \(response.url?.absoluteString ?? url.absoluteString); nothing was saved")
+        case .stopped(let signal, let kept):
+            let status: ExitStatus = signal == SIGTERM ? .terminated : .interrupted
+            guard let kept else {
+                throw CLIFailure(status: status, message: "stopped before any data arrived; nothing to resume")
+            }
+            throw CLIFailure(status: status, message: "stopped after \(kept) bytes; resume with: courier download \(url.absoluteString) -o \(files.output.path) --continue")
+        case .failed(let error):
+            throw CLIFailure(status: .network, message: (error as? URLError)?.localizedDescription ?? "\(error)")
+        }
+    }
+
+    /// `text` as an absolute http(s) URL.
+    /// - Throws: a usage failure naming the text otherwise.
+    static func httpURL(_ text: String) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host != nil else {
+            throw CLIFailure.usage("not an http or https URL: \(text)")
+        }
+        return url
+    }
+}

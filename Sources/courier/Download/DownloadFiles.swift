@@ -1,0 +1,64 @@
+import Courier
+import Foundation
+
+/// Where `courier download` keeps things: the finished file, the partial file while it is being
+/// resumed (`FILE.part`) and the resume data next to it (`FILE.courier-resume`, the JSON of
+/// Courier's `DownloadResumeData`).
+struct DownloadFiles {
+    /// The finished file.
+    let output: URL
+    /// The partial bytes of an interrupted download.
+    let partial: URL
+    /// The resume data of an interrupted download.
+    let resumeData: URL
+
+    /// The files for `output`, or when `nil` for the last path component of `url` in the current
+    /// directory ("index.html" when the URL has none).
+    init(output: String?, url: URL) {
+        let path: String
+        if let output, !output.isEmpty {
+            path = output
+        } else {
+            let last = url.lastPathComponent
+            path = last.isEmpty || last == "/" ? "index.html" : last
+        }
+        self.output = URL(fileURLWithPath: path).standardizedFileURL
+        partial = URL(fileURLWithPath: self.output.path + ".part")
+        resumeData = URL(fileURLWithPath: self.output.path + ".courier-resume")
+    }
+
+    /// Stores the resume data of a cancelled download task: its partial file moves to ``partial``
+    /// and the data, pointing there, is written to ``resumeData``. Returns the bytes kept.
+    func store(_ data: Data) throws -> Int64 {
+        var resume = try DownloadResumeData(data: data)
+        let current = URL(fileURLWithPath: resume.partialFilePath).standardizedFileURL
+        if current.path != partial.path {
+            try? FileManager.default.removeItem(at: partial)
+            try FileManager.default.moveItem(at: current, to: partial)
+        }
+        resume.partialFilePath = partial.path
+        try resume.encoded().write(to: resumeData, options: .atomic)
+        return resume.resumption.offset
+    }
+
+    /// The stored resume data, pointed at ``partial`` (the directory may have moved since), or
+    /// `nil` when there is none or its partial file is gone.
+    /// - Throws: `CLIFailure` when the file exists but is not Courier resume data.
+    func load() throws -> DownloadResumeData? {
+        guard FileManager.default.fileExists(atPath: resumeData.path),
+              FileManager.default.fileExists(atPath: partial.path) else { return nil }
+        do {
+            var resume = try DownloadResumeData(data: Data(contentsOf: resumeData))
+            resume.partialFilePath = partial.path
+            return resume
+        } catch {
+            throw CLIFailure.usage("\(resumeData.path) is not Courier resume data (\(error.localizedDescription)); delete it to start over")
+        }
+    }
+
+    /// Removes the partial file and the resume data (after a finished download).
+    func removeLeftovers() {
+        try? FileManager.default.removeItem(at: partial)
+        try? FileManager.default.removeItem(at: resumeData)
+    }
+}

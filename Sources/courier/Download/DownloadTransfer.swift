@@ -1,0 +1,107 @@
+import Courier
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One run of a `DownloadTask` on a `URLSessionManager`, from a request or from resume data, with
+/// progress shown and SIGINT/SIGTERM turned into cancellation with resume data.
+struct DownloadTransfer {
+    /// How the run ended.
+    enum Outcome {
+        /// The body is in `files.output` (2xx) — still to be verified.
+        case finished(HTTPURLResponse)
+        /// The server answered with an error status; the error body was discarded.
+        case httpError(HTTPURLResponse)
+        /// A stop signal cancelled the task; `keptBytes` is `nil` when nothing could be kept.
+        case stopped(signal: Int32, keptBytes: Int64?)
+        /// The transfer failed.
+        case failed(any Error)
+    }
+
+    let files: DownloadFiles
+    let timeout: TimeInterval
+
+    /// Runs the download: `resume` continues an interrupted one, otherwise `request` starts afresh.
+    func run(request: URLRequest, resume: DownloadResumeData?) async throws -> Outcome {
+        var configuration = SessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        let manager = URLSessionManager(configuration: configuration)
+        manager.completionQueue = DispatchQueue(label: "courier.download.completion")
+        defer { manager.invalidateSessionCancelingTasks(true) }
+
+        let display = ProgressDisplay(baseline: resume?.resumption.offset ?? 0)
+        manager.setDownloadTaskDidWriteDataBlock { _, _, _, written, expected in
+            display.update(completed: written, total: expected < 0 ? nil : expected)
+        }
+        manager.setDownloadTaskDidResumeBlock { _, _, offset, _ in
+            display.rebase(offset)
+            if offset == 0, resume != nil {
+                display.printLine("courier: the server cannot resume this download; starting again from the beginning")
+            }
+        }
+
+        let errorBody = FileManager.default.temporaryDirectory.appendingPathComponent("courier-error-\(UUID().uuidString)")
+        let output = files.output
+        let destination: DownloadTask.Destination = { _, response in
+            guard let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) else { return errorBody }
+            try? FileManager.default.removeItem(at: output)
+            return output
+        }
+        let stored = Mutex<Result<Int64, any Error>?>(nil)
+        let target = Mutex<DownloadTask?>(nil)
+        let files = self.files
+        let cancel: @Sendable () -> Void = {
+            target.withLock { $0 }?.cancel(byProducingResumeData: { data in
+                guard let data else { return }
+                stored.withLock { $0 = Result { try files.store(data) } }
+            })
+        }
+        let signals = StopSignals { _ in cancel() }
+        defer { signals.restore() }
+        let (response, error): (URLResponse?, (any Error)?) = try await withCheckedThrowingContinuation { continuation in
+            let completion: DownloadTask.CompletionHandler = { response, _, error in
+                continuation.resume(returning: (response, error))
+            }
+            let task: DownloadTask
+            if let resume {
+                do {
+                    task = manager.downloadTask(withResumeData: try resume.encoded(), destination: destination, completionHandler: completion)
+                } catch {
+                    continuation.resume(throwing: error)
+                    return
+                }
+            } else {
+                task = manager.downloadTask(with: request, destination: destination, completionHandler: completion)
+            }
+            target.withLock { $0 = task }
+            task.resume()
+            if signals.received != nil { cancel() }   // a signal that came before the task existed
+        }
+        try? FileManager.default.removeItem(at: errorBody)
+
+        if let signal = signals.received {
+            display.abandon()
+            switch stored.withLock({ $0 }) {
+            case .success(let kept)?: return .stopped(signal: signal, keptBytes: kept)
+            case .failure(let error)?: return .failed(error)
+            case nil: return .stopped(signal: signal, keptBytes: nil)
+            }
+        }
+        if let error {
+            display.abandon()
+            return .failed(error)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            display.abandon()
+            return .failed(URLError(.badServerResponse))
+        }
+        guard (200..<300).contains(http.statusCode) else {
+            display.abandon()
+            return .httpError(http)
+        }
+        display.finish()
+        return .finished(http)
+    }
+}

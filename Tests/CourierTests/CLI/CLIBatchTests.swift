@@ -1,0 +1,94 @@
+import CourierTestServer
+import Foundation
+import Testing
+
+/// `courier batch` run as a child process against the in-process test server: several downloads
+/// two at a time with every file checked, a batch with failures, and a malformed list.
+@Suite("courier batch", .timeLimit(.minutes(3)))
+struct CLIBatchTests {
+    static func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-batch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func url(_ path: String) async throws -> String {
+        try await Fixtures.url(path).absoluteString
+    }
+
+    @Test func severalDownloadsTwoAtATimeAllMatch() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = """
+        # four downloads; two name their output
+        \(try await Self.url("/bytes/50000?seed=21"))
+        \(try await Self.url("/bytes/70000?seed=22"))\tnamed.bin
+
+        \(try await Self.url("/download/300000?seed=23&rate=300000"))\tnested/slow.bin
+        \(try await Self.url("/range/1000"))
+        """
+        let listFile = folder.appendingPathComponent("list.txt")
+        try list.write(to: listFile, atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("out")
+        let outcome = try await ChildProcess.run("courier", ["batch", listFile.path, "--concurrency", "2", "--output-dir", out.path])
+        #expect(outcome.status == 0, "\(outcome.standardError)\n\(outcome.standardOutput)")
+
+        let expected: [(String, Data)] = [
+            ("50000", TestPayload.bytes(count: 50_000, seed: 21)),
+            ("named.bin", TestPayload.bytes(count: 70_000, seed: 22)),
+            ("nested/slow.bin", TestPayload.bytes(count: 300_000, seed: 23)),
+            ("1000", TestPayload.rangeContent(count: 1000)),
+        ]
+        for (name, data) in expected {
+            let file = out.appendingPathComponent(name)
+            #expect(try sha256Hex(ofFile: file) == data.sha256Hex, "\(name)")
+            #expect(outcome.standardOutput.contains("-> \(file.path)"), "no result line for \(name)")
+        }
+        let stdout = outcome.standardOutput
+        #expect(stdout.split(separator: "\n").filter { $0.hasPrefix("ok    200  ") }.count == 4, "\(stdout)")
+        #expect(stdout.contains("URL") && stdout.contains("STATUS") && stdout.contains("BYTES") && stdout.contains("TIME") && stdout.contains("OUTPUT"))
+        #expect(stdout.contains("4 of 4 downloads succeeded"), "\(stdout)")
+        let row = try #require(stdout.split(separator: "\n").first { $0.contains("/bytes/70000") && $0.contains("named.bin") && !$0.hasPrefix("ok") })
+        #expect(row.contains(" 200 ") && row.contains(" 70000 "), "\(row)")
+        // The aggregate progress line, on standard error.
+        #expect(outcome.standardError.contains("4/4 files"), "\(outcome.standardError)")
+    }
+
+    @Test func aFailedDownloadMakesTheBatchFailAndShowsInTheSummary() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = """
+        \(try await Self.url("/bytes/20000?seed=31"))\tgood.bin
+        \(try await Self.url("/status/404"))\tmissing.bin
+        http://127.0.0.1:1/refused\trefused.bin
+        """
+        let listFile = folder.appendingPathComponent("list.txt")
+        try list.write(to: listFile, atomically: true, encoding: .utf8)
+        let outcome = try await ChildProcess.run("courier", ["batch", listFile.path, "--concurrency", "2", "--output-dir", folder.path])
+        #expect(outcome.status == 6, "\(outcome.standardError)\n\(outcome.standardOutput)")
+        #expect(outcome.standardError.contains("2 of 3 downloads failed"), "\(outcome.standardError)")
+        let stdout = outcome.standardOutput
+        #expect(stdout.contains("1 of 3 downloads succeeded, 2 failed"), "\(stdout)")
+        #expect(stdout.contains("FAIL  404  "), "\(stdout)")
+        #expect(stdout.contains("FAIL  ---  http://127.0.0.1:1/refused: "), "\(stdout)")
+        let rows = stdout.split(separator: "\n")
+        let missing = try #require(rows.first { $0.contains("/status/404") && !$0.hasPrefix("FAIL") })
+        #expect(missing.contains(" 404 ") && missing.hasSuffix("-"), "\(missing)")
+        let refused = try #require(rows.first { $0.hasPrefix("http://127.0.0.1:1/refused ") })
+        #expect(refused.contains(" error ") && refused.hasSuffix("-"), "\(refused)")
+        #expect(try sha256Hex(ofFile: folder.appendingPathComponent("good.bin")) == TestPayload.bytes(count: 20_000, seed: 31).sha256Hex)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("missing.bin").path))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("refused.bin").path))
+    }
+
+    @Test func aMalformedLineIsAUsageErrorNamingTheLine() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let listFile = folder.appendingPathComponent("list.txt")
+        try "# fine\n\(try await Self.url("/bytes/10"))\nnot a url\n".write(to: listFile, atomically: true, encoding: .utf8)
+        let outcome = try await ChildProcess.run("courier", ["batch", listFile.path])
+        #expect(outcome.status == 2)
+        #expect(outcome.standardError.contains("line 3: not an http or https URL: not a url"), "\(outcome.standardError)")
+        #expect(outcome.standardOutput.isEmpty)
+    }
+}

@@ -1,0 +1,147 @@
+import CourierTestServer
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `courier download` run as a child process against the in-process test server's `/download/:n`
+/// (seeded bytes, ETag, ranges, optional Repr-Digest/Content-MD5, throttling): checksums, plain
+/// progress lines, SIGINT/SIGTERM leaving resume data, `--continue` with Range/If-Range or a clean
+/// restart, digest mismatches and HTTP errors.
+@Suite("courier download", .timeLimit(.minutes(3)))
+struct CLIDownloadTests {
+    /// A fresh directory for one test's files.
+    static func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-download-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func url(_ path: String) async throws -> String {
+        try await Fixtures.url(path).absoluteString
+    }
+
+    static func exists(_ url: URL) -> Bool { FileManager.default.fileExists(atPath: url.path) }
+
+    static func size(_ url: URL) throws -> Int {
+        try #require(try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
+    }
+
+    @Test func aDownloadMatchesTheServersPayloadAndItsDigests() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("blob.bin")
+        let outcome = try await ChildProcess.run("courier", ["download", try await Self.url("/download/1048576?seed=7&digest=both"), "-o", file.path])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 1_048_576, seed: 7).sha256Hex)
+        #expect(outcome.standardOutput.contains("saved \(file.path) (1048576 bytes; verified size 1048576, Repr-Digest sha-256, Content-MD5 md5)"), "\(outcome.standardOutput)")
+        #expect(!Self.exists(folder.appendingPathComponent("blob.bin.part")))
+        #expect(!Self.exists(folder.appendingPathComponent("blob.bin.courier-resume")))
+    }
+
+    @Test func progressWithoutATerminalIsPlainPeriodicLines() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("slow.bin")
+        // 240 000 bytes at 120 000 B/s: about two seconds, so several half-second lines.
+        let outcome = try await ChildProcess.run("courier", ["download", try await Self.url("/download/240000?seed=2&rate=120000"), "-o", file.path])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let lines = outcome.standardError.split(separator: "\n")
+        let progress = lines.filter { $0.contains(" / 234 KiB  ") && $0.contains("%") && $0.contains("ETA ") }
+        #expect(progress.count >= 3, "\(outcome.standardError)")
+        #expect(lines.last?.hasPrefix("234 KiB  100%  ") == true, "\(outcome.standardError)")
+        #expect(!outcome.standardError.contains("\r"), "no redraws when stdout is not a terminal")
+        #expect(!outcome.standardOutput.contains("%"), "progress stays off standard output")
+    }
+
+    /// Starts a throttled download, stops it with `signal` once progress shows, and checks what it left.
+    static func interrupt(_ path: String, with signal: Int32, file: URL) async throws -> ChildProcess.Outcome {
+        let child = try ChildProcess("courier", ["download", try await url(path), "-o", file.path])
+        try await child.waitFor("ETA ")
+        try await Task.sleep(for: .milliseconds(300))
+        child.send(signal)
+        let outcome = try await child.finish(timeout: .seconds(20))
+        #expect(!outcome.terminatedBySignal, "courier died of the signal instead of stopping cleanly")
+        #expect(outcome.status == 128 + signal, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("--continue"), "\(outcome.standardError)")
+        #expect(!exists(file))
+        let partial = URL(fileURLWithPath: file.path + ".part")
+        let kept = try size(partial)
+        #expect(kept > 0)
+        #expect(exists(URL(fileURLWithPath: file.path + ".courier-resume")))
+        #expect(outcome.standardError.contains("stopped after \(kept) bytes"), "\(outcome.standardError)")
+        return outcome
+    }
+
+    @Test func ctrlCLeavesResumeDataAndContinueCompletesWithRange() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("resumed.bin")
+        let path = "/download/600000?seed=11&rate=200000&digest=both"
+        _ = try await Self.interrupt(path, with: SIGINT, file: file)
+        let kept = try Self.size(URL(fileURLWithPath: file.path + ".part"))
+        #expect(kept < 600_000)
+
+        let server = try await Fixtures.plainServer.value
+        let before = server.requestLog.count
+        let resumed = try await ChildProcess.run("courier", ["download", try await Self.url(path), "-o", file.path, "--continue"])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 600_000, seed: 11).sha256Hex)
+        // Content-MD5 of a 206 covers the resumed part only; Repr-Digest the whole file.
+        #expect(resumed.standardOutput.contains("verified size 600000, Repr-Digest sha-256, Content-MD5 md5"), "\(resumed.standardOutput)")
+        let requests = server.requestLog.requests.dropFirst(before).filter { $0.path == "/download/600000" }
+        let ranged = try #require(requests.first { $0.header("range") != nil }, "no Range request in \(requests)")
+        #expect(ranged.header("range") == "bytes=\(kept)-")
+        #expect(ranged.header("if-range") == "\"download-11-600000\"")
+        #expect(!Self.exists(URL(fileURLWithPath: file.path + ".part")))
+        #expect(!Self.exists(URL(fileURLWithPath: file.path + ".courier-resume")))
+    }
+
+    @Test func sigtermAlsoLeavesResumeData() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("terminated.bin")
+        let outcome = try await Self.interrupt("/download/600000?seed=12&rate=200000", with: SIGTERM, file: file)
+        #expect(outcome.standardError.contains("resume with: courier download "), "\(outcome.standardError)")
+    }
+
+    @Test func continueRestartsCleanlyWhenTheServerIgnoresRanges() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("restarted.bin")
+        let path = "/download/400000?seed=13&rate=200000&ignore_range=1&digest=repr"
+        _ = try await Self.interrupt(path, with: SIGINT, file: file)
+        let resumed = try await ChildProcess.run("courier", ["download", try await Self.url(path), "-o", file.path, "--continue"])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(resumed.standardError.contains("cannot resume this download; starting again"), "\(resumed.standardError)")
+        #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 400_000, seed: 13).sha256Hex)
+        #expect(resumed.standardOutput.contains("verified size 400000, Repr-Digest sha-256"), "\(resumed.standardOutput)")
+    }
+
+    @Test(arguments: [("repr", "Repr-Digest sha-256"), ("md5", "Content-MD5 md5")])
+    func aDigestMismatchFailsAndKeepsTheFile(digest: String, named: String) async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("tampered.bin")
+        let outcome = try await ChildProcess.run("courier", ["download", try await Self.url("/download/50000?seed=3&digest=\(digest)&wrong_digest=1"), "-o", file.path])
+        #expect(outcome.status == 5, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("failed verification: \(named) is "), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("kept for inspection"))
+        #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 50_000, seed: 3).sha256Hex)
+    }
+
+    @Test func anHTTPErrorExitsThreeAndSavesNothing() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("missing.bin")
+        let outcome = try await ChildProcess.run("courier", ["download", try await Self.url("/status/404"), "-o", file.path])
+        #expect(outcome.status == 3, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("HTTP 404"), "\(outcome.standardError)")
+        #expect(!Self.exists(file))
+
+        let usage = try await ChildProcess.run("courier", ["download", "ftp://example.com/x"])
+        #expect(usage.status == 2)
+        #expect(usage.standardError.contains("not an http or https URL"))
+    }
+}
