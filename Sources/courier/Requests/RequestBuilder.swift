@@ -27,6 +27,9 @@ struct RequestBuilder {
             throw CLIFailure.usage("cannot build the request: \(error)")
         }
         for case .header(let name, let value) in items {
+            guard HeaderOption.isFieldName(name) else {
+                throw CLIFailure.usage("bad header item \"\(name):\(value)\": \"\(name)\" is not a header name")
+            }
             request.setValue(value.isEmpty ? nil : value, forHTTPHeaderField: name)
         }
         request.timeoutInterval = timeout

@@ -18,61 +18,6 @@ enum BodyStyle: String, EnumerableFlag {
     }
 }
 
-/// Options shared by every request command.
-struct RequestOptions: ParsableArguments {
-    @Argument(help: "The URL, e.g. http://127.0.0.1:8080/get.")
-    var url: String
-
-    @Argument(help: "Request items: name==value, Header:value, name=value, name:=json, name@file.")
-    var items: [String] = []
-
-    @Flag(name: .shortAndLong, help: "Print the request and response heads.")
-    var verbose = false
-
-    @Flag(help: "Exit with 3 when the response status is 400 or above.")
-    var checkStatus = false
-
-    @Option(help: "Seconds without data before the request fails.")
-    var timeout: Double = 30
-}
-
-/// Sends one request described on the command line and prints the response.
-struct RequestRunner {
-    let method: String
-    let options: RequestOptions
-    let bodyStyle: BodyStyle?
-
-    func run() async throws {
-        let items = try options.items.map(RequestItem.init(parsing:))
-        let request = try RequestBuilder(method: method, urlString: options.url, items: items, style: bodyStyle ?? .json, timeout: options.timeout).build()
-        let printer = ResponsePrinter(verbose: options.verbose)
-        printer.printRequest(request)
-
-        let transport = AsyncHTTPClientTransport()
-        var configuration = ExchangeConfiguration(transport: transport)
-        configuration.cookieJar = CookieJar()
-        let outcome: Result<ExchangeResult, any Error>
-        do {
-            outcome = .success(try await Exchange(request: request, configuration: configuration).result())
-        } catch {
-            outcome = .failure(error)
-        }
-        try? await transport.shutdown()
-
-        switch outcome {
-        case .success(let result):
-            printer.printResponse(result.response, body: result.data ?? Data())
-            if options.checkStatus && result.response.statusCode >= 400 {
-                throw CLIFailure(status: .httpError, message: "HTTP \(result.response.statusCode) from \(result.request.url?.absoluteString ?? options.url)")
-            }
-        case .failure(let error as URLError):
-            throw CLIFailure(status: .network, message: error.localizedDescription)
-        case .failure(let error):
-            throw CLIFailure(status: .network, message: "\(error)")
-        }
-    }
-}
-
 /// A subcommand that sends one request with its method.
 protocol RequestSubcommand: AsyncParsableCommand {
     static var method: String { get }

@@ -3,40 +3,28 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Prints heads and bodies the way HTTPie does: status line, headers with `-v`, then the body
-/// (JSON pretty-printed).
+/// Prints the final response on standard output the way HTTPie does: the status line, the header fields
+/// with `--verbose`, then the body (JSON pretty-printed, binary bodies summarized).
 struct ResponsePrinter {
     let verbose: Bool
 
-    func printRequest(_ request: URLRequest) {
-        guard verbose, let url = request.url else { return }
-        var path = url.path.isEmpty ? "/" : url.path
-        if let query = url.query { path += "?" + query }
-        print("\(request.httpMethod ?? "GET") \(path) HTTP/1.1")
-        print("Host: \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")")
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
-            print("\(name): \(value)")
-        }
-        print()
-    }
-
-    func printResponse(_ response: HTTPURLResponse, body: Data) {
-        let reason = HTTPURLResponse.localizedString(forStatusCode: response.statusCode).capitalized
-        print("HTTP/1.1 \(response.statusCode) \(reason)")
+    /// Prints the status line, the headers when verbose, and `body` when there is one.
+    func printResponse(_ response: HTTPURLResponse, httpVersion: String?, body: Data?) {
+        let head = VerboseTrace.responseHead(response, version: httpVersion)
+        print(head[0])
         if verbose {
-            for (name, value) in response.allHeaderFields.map({ ("\($0.key)", "\($0.value)") }).sorted(by: { $0.0 < $1.0 }) {
-                print("\(name): \(value)")
-            }
+            for line in head.dropFirst() { print(line) }
         }
-        guard !body.isEmpty else { return }
+        guard let body, !body.isEmpty else { return }
         print()
         print(Self.render(body, contentType: response.value(forHTTPHeaderField: "Content-Type")))
     }
 
+    /// The body as text: pretty JSON for a JSON content type, UTF-8 text, or a byte count for binary data.
     static func render(_ body: Data, contentType: String?) -> String {
         if contentType?.lowercased().contains("json") == true,
            let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
-           let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed]),
+           let pretty = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]),
            let text = String(data: pretty, encoding: .utf8) {
             return text
         }

@@ -21,11 +21,14 @@ struct MultipartBodyLayout {
     }
 
     let segments: [Segment]
+    /// The parts the segments were made from, in order.
+    let parts: [MultipartPart]
 
     /// The exact number of bytes of the body.
     var contentLength: Int64 { segments.reduce(0) { $0 + $1.length } }
 
     init(boundary: String, parts: [MultipartPart]) {
+        self.parts = parts
         var segments: [Segment] = []
         for (index, part) in parts.enumerated() {
             var prefix = index == 0 ? "--\(boundary)\r\n" : "\r\n--\(boundary)\r\n"

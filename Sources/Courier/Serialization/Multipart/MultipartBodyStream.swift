@@ -29,6 +29,8 @@ public final class MultipartBodyStream: InputStream {
 
     /// The exact number of bytes the stream produces.
     public var contentLength: Int64 { layout.contentLength }
+    /// The parts the body is made from, in order (for ``Foundation/URLRequest/cURLDescription(options:)``).
+    var parts: [MultipartPart] { layout.parts }
 
     init(layout: MultipartBodyLayout, throttle: MultipartThrottle) {
         self.layout = layout

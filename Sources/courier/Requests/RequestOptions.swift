@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+
+/// The options every request command shares (`get`, `head`, `delete`, `post`, `put`, `patch`).
+struct RequestOptions: ParsableArguments {
+    @Argument(help: "The URL, e.g. http://127.0.0.1:8080/get.")
+    var url: String
+
+    @Argument(help: "Request items: name==value, Header:value, name=value, name:=json, name@file.")
+    var items: [String] = []
+
+    @Flag(inversion: .prefixedNo, help: "Follow redirects (default), or deliver the redirect response itself.")
+    var follow = true
+
+    @Option(help: ArgumentHelp("The most redirects followed before failing.", valueName: "n"))
+    var maxRedirects = 16
+
+    @Option(help: ArgumentHelp("Seconds without any byte moving before the request fails.", valueName: "seconds"))
+    var timeout: Double = 30
+
+    @Option(name: .customShort("u"), help: ArgumentHelp("Credential for Basic or Digest authentication, whichever the server asks for.", valueName: "user:password"))
+    var user: String?
+
+    @Option(help: ArgumentHelp("Send Authorization: Bearer <token>.", valueName: "token"))
+    var bearer: String?
+
+    @Option(name: .customShort("H"), help: ArgumentHelp("A header field (repeatable); 'Name:' with no value removes it.", valueName: "Name: value"))
+    var header: [String] = []
+
+    @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write the response body to this file as it arrives.", valueName: "file"))
+    var output: String?
+
+    @Flag(help: "Print the equivalent curl command line and exit without sending the request.")
+    var printCurl = false
+
+    @Flag(name: .shortAndLong, help: "Print the request and response heads of every hop and the timings (on stderr), and the response headers.")
+    var verbose = false
+
+    @Flag(help: "Exit with 3 when the response status is 400 or above.")
+    var checkStatus = false
+
+    @OptionGroup(title: "TLS")
+    var tls: TLSOptions
+
+    /// Checks the values argument-parser cannot (run-time, so that the message is one line).
+    /// - Throws: ``CLIFailure`` (usage).
+    func check() throws {
+        guard maxRedirects >= 0 else { throw CLIFailure.usage("--max-redirects must be 0 or more") }
+        guard timeout > 0, timeout.isFinite else { throw CLIFailure.usage("--timeout must be a positive number of seconds") }
+        try tls.check()
+    }
+}

@@ -1,0 +1,252 @@
+import CourierTestServer
+import Foundation
+import Testing
+
+/// The `courier` request commands, run as a child process against the in-process test server: stdout, stderr and
+/// exit codes for redirects, timeouts, authentication, headers, bodies, uploads, output files and `--verbose`.
+@Suite("courier request commands", .timeLimit(.minutes(3)))
+struct CLIRequestTests {
+    /// Runs `courier` with `arguments` and returns what it printed and its exit code.
+    static func courier(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> ChildProcess.Outcome {
+        let outcome = try await ChildProcess.run("courier", arguments, timeout: timeout)
+        #expect(!outcome.terminatedBySignal, "courier \(arguments.joined(separator: " ")) was killed by signal \(outcome.status)")
+        return outcome
+    }
+
+    /// The JSON object after the status line (and headers) on standard output.
+    static func json(_ outcome: ChildProcess.Outcome) throws -> [String: Any] {
+        let text = outcome.standardOutput
+        let start = try #require(text.firstIndex(of: "{"), "no JSON in: \(text)")
+        let object = try JSONSerialization.jsonObject(with: Data(text[start...].utf8))
+        return try #require(object as? [String: Any])
+    }
+
+    static func url(_ path: String) async throws -> String {
+        try await Fixtures.url(path).absoluteString
+    }
+
+    @Test func followsRedirectsByDefaultAndNotWithNoFollow() async throws {
+        let followed = try await Self.courier(["get", try await Self.url("/redirect/3")])
+        #expect(followed.status == 0, "\(followed.standardError)")
+        #expect(followed.standardOutput.hasPrefix("HTTP/1.1 200 "))
+        #expect((try Self.json(followed)["url"] as? String)?.hasSuffix("/get") == true)
+
+        let stopped = try await Self.courier(["get", "--no-follow", try await Self.url("/redirect/3")])
+        #expect(stopped.status == 0, "\(stopped.standardError)")
+        #expect(stopped.standardOutput.hasPrefix("HTTP/1.1 302 "))
+
+        let stoppedVerbose = try await Self.courier(["get", "--no-follow", "-v", try await Self.url("/redirect/3")])
+        #expect(stoppedVerbose.standardOutput.contains("Location: /relative-redirect/2"))
+    }
+
+    @Test func tooManyRedirectsIsANetworkFailure() async throws {
+        let outcome = try await Self.courier(["get", "--max-redirects", "2", try await Self.url("/redirect/3")])
+        #expect(outcome.status == 4)
+        #expect(outcome.standardError.contains("Stopped after 2 redirects"), "\(outcome.standardError)")
+        #expect(outcome.standardOutput.isEmpty)
+
+        let enough = try await Self.courier(["get", "--max-redirects", "3", try await Self.url("/redirect/3")])
+        #expect(enough.status == 0, "\(enough.standardError)")
+    }
+
+    @Test func anIdleServerTimesOut() async throws {
+        let start = ContinuousClock.now
+        let outcome = try await Self.courier(["get", "--timeout", "0.5", try await Self.url("/slow-body/100?delay=20")])
+        let elapsed = ContinuousClock.now - start
+        #expect(outcome.status == 4)
+        #expect(outcome.standardError.lowercased().contains("timed out"), "\(outcome.standardError)")
+        #expect(elapsed < .seconds(10), "the timeout fired after \(elapsed)")
+
+        let patient = try await Self.courier(["get", "--timeout", "5", try await Self.url("/delay/0.3")])
+        #expect(patient.status == 0, "\(patient.standardError)")
+    }
+
+    @Test(arguments: ["/basic-auth/ann/pa:ss", "/digest-auth/auth/ann/pa:ss", "/digest-auth/auth/ann/pa:ss/SHA-256"])
+    func theCredentialAnswersTheServersChallenge(path: String) async throws {
+        let accepted = try await Self.courier(["get", "--check-status", "-u", "ann:pa:ss", try await Self.url(path)])
+        #expect(accepted.status == 0, "\(accepted.standardError)")
+        #expect(try Self.json(accepted)["authenticated"] as? Bool == true)
+
+        let refused = try await Self.courier(["get", "--check-status", "-u", "ann:wrong", try await Self.url(path)])
+        #expect(refused.status == 3)
+        #expect(refused.standardOutput.hasPrefix("HTTP/1.1 401 "))
+        #expect(refused.standardError.contains("HTTP 401 from"), "\(refused.standardError)")
+
+        let unchecked = try await Self.courier(["get", "-u", "ann:wrong", try await Self.url(path)])
+        #expect(unchecked.status == 0, "without --check-status a 401 is a result")
+    }
+
+    @Test func bearerTokenAndHeaderOptions() async throws {
+        let bearer = try await Self.courier(["get", "--bearer", "tok-123", try await Self.url("/bearer")])
+        #expect(bearer.status == 0, "\(bearer.standardError)")
+        #expect(try Self.json(bearer)["token"] as? String == "tok-123")
+
+        let headers = try await Self.courier([
+            "get", "-H", "X-Trace: abc 1", "-H", "X-Other:   spaced   ", "-H", "User-Agent:", try await Self.url("/headers"),
+        ])
+        #expect(headers.status == 0, "\(headers.standardError)")
+        let echoed = try #require(try Self.json(headers)["headers"] as? [String: Any])
+        #expect(echoed["X-Trace"] as? String == "abc 1")
+        #expect(echoed["X-Other"] as? String == "spaced")
+        #expect(echoed["User-Agent"] == nil, "'User-Agent:' removes the default header")
+
+        for bad in ["no colon here", "Bad Name: x", ": empty"] {
+            let outcome = try await Self.courier(["get", "-H", bad, try await Self.url("/headers")])
+            #expect(outcome.status == 2)
+            #expect(outcome.standardError.hasPrefix("courier: bad header"), "\(outcome.standardError)")
+            #expect(outcome.standardError.split(separator: "\n").count == 1)
+        }
+    }
+
+    @Test func jsonFormAndMultipartBodiesAreEchoed() async throws {
+        let json = try await Self.courier(["post", try await Self.url("/post"), "name=Courier", "count:=3", "tags:=[\"a\",\"b\"]"])
+        #expect(json.status == 0, "\(json.standardError)")
+        let sent = try #require(try Self.json(json)["json"] as? [String: Any])
+        #expect(sent["name"] as? String == "Courier")
+        #expect(sent["count"] as? Int == 3)
+        #expect(sent["tags"] as? [String] == ["a", "b"])
+
+        let form = try await Self.courier(["put", "--form", try await Self.url("/put"), "name=Courier Ltd", "q==1"])
+        #expect(form.status == 0, "\(form.standardError)")
+        let echo = try Self.json(form)
+        #expect((echo["form"] as? [String: Any])?["name"] as? String == "Courier Ltd")
+        #expect((echo["args"] as? [String: Any])?["q"] as? String == "1")
+        #expect(((echo["headers"] as? [String: Any])?["Content-Type"] as? String)?.hasPrefix("application/x-www-form-urlencoded") == true)
+
+        let multipart = try await Self.courier(["patch", "--multipart", try await Self.url("/patch"), "name=Courier", "n:=5"])
+        #expect(multipart.status == 0, "\(multipart.standardError)")
+        let fields = try #require(try Self.json(multipart)["form"] as? [String: Any])
+        #expect(fields["name"] as? String == "Courier")
+        #expect(fields["n"] as? String == "5")
+    }
+
+    @Test func aFileUploadShowsProgressLinesWhenNotATerminal() async throws {
+        let file = Fixtures.temporaryFile("cli-upload-\(UUID().uuidString).bin")
+        let content = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) })
+        try content.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let outcome = try await Self.courier(["post", try await Self.url("/post"), "note=hello", "photo@\(file.path)"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let echo = try Self.json(outcome)
+        let photo = try #require((echo["files"] as? [String: Any])?["photo"] as? [String: Any])
+        #expect(photo["sha256"] as? String == content.sha256Hex)
+        #expect(photo["size"] as? Int == content.count)
+        #expect((echo["form"] as? [String: Any])?["note"] as? String == "hello")
+
+        let progress = outcome.standardError.split(separator: "\n").filter { $0.hasPrefix("upload") }
+        #expect(!progress.isEmpty, "no upload progress lines on stderr: \(outcome.standardError)")
+        #expect(progress.last?.contains("100%") == true, "\(progress)")
+        #expect(!outcome.standardError.contains("\r"), "plain lines, not a redrawn line, when stderr is not a terminal")
+
+        let missing = try await Self.courier(["post", try await Self.url("/post"), "photo@/nonexistent/file.bin"])
+        #expect(missing.status == 2)
+        #expect(missing.standardError.contains("/nonexistent/file.bin"), "\(missing.standardError)")
+    }
+
+    @Test func outputWritesTheBodyToAFile() async throws {
+        let file = Fixtures.temporaryFile("cli-output-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let path = "/bytes/6000000?seed=11"
+        let expected = try #require(try await Fixtures.exchange(path).data).sha256Hex
+
+        let outcome = try await Self.courier(["get", "--output", file.path, try await Self.url(path)])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(try sha256Hex(ofFile: file) == expected)
+        #expect(outcome.standardOutput.hasPrefix("HTTP/1.1 200 "))
+        #expect(outcome.standardOutput.count < 200, "the body goes to the file, not to stdout")
+        #expect(outcome.standardError.contains("wrote 6000000 bytes to \(file.path)"))
+
+        let nowhere = try await Self.courier(["get", "-o", "/nonexistent-dir/out.bin", try await Self.url("/get")])
+        #expect(nowhere.status == 2)
+        #expect(nowhere.standardError == "courier: cannot write /nonexistent-dir/out.bin: the directory /nonexistent-dir does not exist\n")
+    }
+
+    @Test func verboseShowsHeadsHopsAndTimings() async throws {
+        let outcome = try await Self.courier(["get", "-v", try await Self.url("/redirect/2?x=1"), "X-Trace:v1"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let trace = outcome.standardError
+        #expect(trace.contains("> GET /redirect/2?x=1 HTTP/1.1\n"))
+        #expect(trace.contains("> X-Trace: v1\n"))
+        #expect(trace.contains("< HTTP/1.1 302 Found\n"))
+        #expect(trace.contains("< Location: /relative-redirect/1\n"))
+        #expect(trace.contains("* redirect 1: 302 to http://127.0.0.1:"))
+        #expect(trace.contains("* redirect 2: 302 to http://127.0.0.1:"))
+        #expect(trace.contains("> GET /get HTTP/1.1\n"))
+        #expect(trace.contains("< HTTP/1.1 200 OK\n"))
+        for hop in 1...3 {
+            #expect(trace.contains("* timing \(hop): head after "), "\(trace)")
+        }
+        #expect(trace.contains("* total ") && trace.contains(" for 3 requests"))
+        #expect(outcome.standardOutput.contains("Content-Type: application/json"), "response headers on stdout with -v")
+
+        let digest = try await Self.courier(["get", "-v", "-u", "ann:pw", try await Self.url("/digest-auth/auth/ann/pw")])
+        #expect(digest.standardError.contains("* answering the Digest challenge with the -u credential"), "\(digest.standardError)")
+    }
+
+    @Test func printCurlPrintsACommandThatSendsTheSameRequest() async throws {
+        let file = Fixtures.temporaryFile("cli-curl-\(UUID().uuidString) it's.txt")
+        try Data("a file for curl\n".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let commands: [[String]] = [
+            ["post", try await Self.url("/anything/json"), "name=O'Brien $HOME", "count:=3", "q==a b", "X-Trace:it's"],
+            ["put", "--form", try await Self.url("/anything/form"), "name=Courier & Co", "-H", "X-Other: 1"],
+            ["post", try await Self.url("/anything/upload"), "note=@literal", "doc@\(file.path)"],
+            ["get", "-u", "ann:s3:cret", try await Self.url("/digest-auth/auth/ann/s3:cret")],
+            ["get", "--bearer", "tok en", try await Self.url("/bearer")],
+            ["get", try await Self.url("/redirect/2")],
+        ]
+        for arguments in commands {
+            let printed = try await Self.courier(arguments + ["--print-curl"])
+            #expect(printed.status == 0, "\(arguments): \(printed.standardError)")
+            let command = printed.standardOutput.trimmingCharacters(in: .newlines)
+            #expect(command.hasPrefix("curl "), "\(command)")
+            #expect(!command.contains("\n"), "one line: \(command)")
+            guard ShellCommand.curlAvailable else { continue }
+
+            let sent = try await Self.courier(arguments)
+            #expect(sent.status == 0, "\(arguments): \(sent.standardError)")
+            let curl = try await ShellCommand.run(command + " -s")
+            #expect(curl.status == 0, "\(command): \(curl.standardError)")
+            let fromCourier = try Self.json(sent)
+            let fromCurl = try #require(try JSONSerialization.jsonObject(with: curl.standardOutput) as? [String: Any], "\(command)")
+            for key in ["args", "form", "files", "json", "method", "url", "authenticated", "token"] {
+                let left = try JSONSerialization.data(withJSONObject: ["v": fromCourier[key] ?? NSNull()], options: .sortedKeys)
+                let right = try JSONSerialization.data(withJSONObject: ["v": fromCurl[key] ?? NSNull()], options: .sortedKeys)
+                #expect(left == right, "\(arguments) \(key): courier \(String(decoding: left, as: UTF8.self)) vs curl \(String(decoding: right, as: UTF8.self))")
+            }
+            let courierHeaders = fromCourier["headers"] as? [String: Any] ?? [:]
+            let curlHeaders = fromCurl["headers"] as? [String: Any] ?? [:]
+            for name in ["X-Trace", "X-Other", "User-Agent"] {
+                #expect("\(courierHeaders[name] ?? "none")" == "\(curlHeaders[name] ?? "none")", "\(arguments) header \(name)")
+            }
+        }
+
+        let output = try await Self.courier(["get", "-o", "/tmp/out file", "--insecure", try await Self.url("/get"), "--print-curl"])
+        #expect(output.standardOutput.contains(" -o '/tmp/out file' -k "), "\(output.standardOutput)")
+    }
+
+    @Test func badInputIsAUsageErrorWithOneLine() async throws {
+        let cases: [([String], String)] = [
+            (["get", "ftp://example.com/x"], "is not an http or https URL"),
+            (["get", "not a url"], "is not an http or https URL"),
+            (["get", "-u", "nocolon", try await Self.url("/get")], "bad -u value"),
+            (["get", "--max-redirects=-1", try await Self.url("/get")], "--max-redirects must be 0 or more"),
+            (["get", "--timeout", "0", try await Self.url("/get")], "--timeout must be a positive number"),
+            (["get", "--key", "/tmp/key.pem", try await Self.url("/get")], "--key needs --cert"),
+            (["get", "--cacert", "/nonexistent/ca.pem", "https://127.0.0.1:1/"], "bad --cacert file"),
+        ]
+        for (arguments, message) in cases {
+            let outcome = try await Self.courier(arguments)
+            #expect(outcome.status == 2, "\(arguments): \(outcome.standardError)")
+            #expect(outcome.standardError.contains(message), "\(arguments): \(outcome.standardError)")
+            #expect(outcome.standardError.split(separator: "\n").count == 1, "\(arguments): \(outcome.standardError)")
+        }
+    }
+
+    @Test func aRefusedConnectionIsANetworkFailure() async throws {
+        let outcome = try await Self.courier(["get", "http://127.0.0.1:1/get"])
+        #expect(outcome.status == 4)
+        #expect(outcome.standardError.hasPrefix("courier: "))
+    }
+}

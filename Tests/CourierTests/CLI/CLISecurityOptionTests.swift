@@ -1,0 +1,146 @@
+import CourierTestServer
+import Foundation
+import Testing
+
+/// The `courier` TLS options against HTTPS test servers whose certificates no system trusts: `--insecure`,
+/// `--cacert`, `--pin-cert`, `--pin-key`, and `--cert`/`--key` for a server that requires a client certificate.
+@Suite("courier TLS options", .timeLimit(.minutes(3)))
+struct CLISecurityOptionTests {
+    /// An HTTPS test server with a generated CA, and its certificates written to files.
+    struct Setup: Sendable {
+        let server: TestServer
+        let directory: URL
+        var authorityFile: String { directory.appendingPathComponent("ca.der").path }
+        var leafFile: String { directory.appendingPathComponent("leaf.cer").path }
+        var leafPEMFile: String { directory.appendingPathComponent("leaf.pem").path }
+        var strangerFile: String { directory.appendingPathComponent("stranger.cer").path }
+        var garbageFile: String { directory.appendingPathComponent("garbage.pem").path }
+        var url: String { server.baseURL.appendingPathComponent("get").absoluteString }
+
+        static func make(tls: TestServerTLS = .generated) async throws -> Setup {
+            let server = try await TestServer.start(tls: tls)
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-tls-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let leaf = try #require(server.leafCertificateDER)
+            try #require(server.certificateAuthorityDER).write(to: directory.appendingPathComponent("ca.der"))
+            try leaf.write(to: directory.appendingPathComponent("leaf.cer"))
+            try Data(pem(leaf).utf8).write(to: directory.appendingPathComponent("leaf.pem"))
+            try CertificateFactory.makeRoot(commonName: "Stranger").derBytes.write(to: directory.appendingPathComponent("stranger.cer"))
+            try Data("-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n".utf8)
+                .write(to: directory.appendingPathComponent("garbage.pem"))
+            return Setup(server: server, directory: directory)
+        }
+
+        static func pem(_ der: Data) -> String {
+            "-----BEGIN CERTIFICATE-----\n" + der.base64EncodedString(options: .lineLength64Characters) + "\n-----END CERTIFICATE-----\n"
+        }
+
+        func tearDown() async throws {
+            try? FileManager.default.removeItem(at: directory)
+            try await server.shutdown()
+        }
+    }
+
+    static let shared = Task { try await Setup.make() }
+
+    static func courier(_ arguments: [String]) async throws -> ChildProcess.Outcome {
+        try await CLIRequestTests.courier(arguments)
+    }
+
+    @Test func anUntrustedServerFailsUnlessInsecure() async throws {
+        let setup = try await Self.shared.value
+        let refused = try await Self.courier(["get", setup.url])
+        #expect(refused.status == 4)
+        #expect(refused.standardError.hasPrefix("courier: "))
+        #expect(refused.standardError.lowercased().contains("certificate"), "\(refused.standardError)")
+
+        let insecure = try await Self.courier(["get", "--insecure", setup.url])
+        #expect(insecure.status == 0, "\(insecure.standardError)")
+        #expect(insecure.standardOutput.hasPrefix("HTTP/2.0 200 OK"), "\(insecure.standardOutput.prefix(40))")
+        #expect(try await Self.courier(["get", "-k", setup.url]).status == 0)
+    }
+
+    @Test func cacertTrustsThePrivateAuthority() async throws {
+        let setup = try await Self.shared.value
+        let trusted = try await Self.courier(["get", "--cacert", setup.authorityFile, setup.url])
+        #expect(trusted.status == 0, "\(trusted.standardError)")
+        #expect(try CLIRequestTests.json(trusted)["url"] as? String == setup.url)
+
+        let wrongAuthority = try await Self.courier(["get", "--cacert", setup.strangerFile, setup.url])
+        #expect(wrongAuthority.status == 4)
+
+        let garbage = try await Self.courier(["get", "--cacert", setup.garbageFile, setup.url])
+        #expect(garbage.status == 2)
+        #expect(garbage.standardError == "courier: bad --cacert file: \(setup.garbageFile) holds no DER or PEM X.509 certificate\n")
+    }
+
+    @Test func certificatePinning() async throws {
+        let setup = try await Self.shared.value
+        for pin in [setup.leafFile, setup.leafPEMFile, setup.authorityFile] {
+            let pinned = try await Self.courier(["get", "--cacert", setup.authorityFile, "--pin-cert", pin, setup.url])
+            #expect(pinned.status == 0, "\(pin): \(pinned.standardError)")
+        }
+        let wrong = try await Self.courier(["get", "--cacert", setup.authorityFile, "--pin-cert", setup.strangerFile, setup.url])
+        #expect(wrong.status == 4)
+        #expect(wrong.standardError.contains("pinned"), "\(wrong.standardError)")
+
+        let pinnedInsecure = try await Self.courier(["get", "--insecure", "--pin-cert", setup.leafFile, setup.url])
+        #expect(pinnedInsecure.status == 0, "a pinned certificate with invalid certificates allowed: \(pinnedInsecure.standardError)")
+        let wrongInsecure = try await Self.courier(["get", "--insecure", "--pin-cert", setup.strangerFile, setup.url])
+        #expect(wrongInsecure.status == 4, "--insecure does not bypass a pin")
+    }
+
+    @Test func publicKeyPinning() async throws {
+        let setup = try await Self.shared.value
+        for pin in [setup.leafFile, setup.authorityFile] {
+            let pinned = try await Self.courier(["get", "--cacert", setup.authorityFile, "--pin-key", pin, setup.url])
+            #expect(pinned.status == 0, "\(pin): \(pinned.standardError)")
+        }
+        let wrong = try await Self.courier(["get", "--cacert", setup.authorityFile, "--pin-key", setup.strangerFile, setup.url])
+        #expect(wrong.status == 4)
+        #expect(wrong.standardError.contains("public key"), "\(wrong.standardError)")
+        let wrongInsecure = try await Self.courier(["get", "--insecure", "--pin-key", setup.strangerFile, setup.url])
+        #expect(wrongInsecure.status == 4)
+
+        let both = try await Self.courier(["get", "--pin-key", setup.leafFile, "--pin-cert", setup.leafFile, setup.url])
+        #expect(both.status == 2)
+        let bareKey = setup.directory.appendingPathComponent("key.pem")
+        try Data("-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n".utf8).write(to: bareKey)
+        let key = try await Self.courier(["get", "--pin-key", bareKey.path, setup.url])
+        #expect(key.status == 2)
+        #expect(key.standardError.contains("holds a bare public key"), "\(key.standardError)")
+    }
+
+    @Test func clientCertificatesForMutualTLS() async throws {
+        let clientAuthority = try CertificateFactory.makeRoot(commonName: "CLI Client CA")
+        let client = try CertificateFactory.makeClientCertificate(commonName: "courier-cli", issuer: clientAuthority)
+        let stranger = try CertificateFactory.makeClientCertificate(commonName: "stranger", issuer: nil)
+        for http2 in [true, false] {
+            let setup = try await Setup.make(tls: TestServerTLS(http2: http2).requiringClientCertificates(issuedBy: [clientAuthority]))
+            let chain = setup.directory.appendingPathComponent("client.pem").path
+            let key = setup.directory.appendingPathComponent("client-key.pem").path
+            let combined = setup.directory.appendingPathComponent("combined.pem").path
+            let strangerKey = setup.directory.appendingPathComponent("stranger-key.pem").path
+            try Data(client.pemCertificate.utf8).write(to: URL(fileURLWithPath: chain))
+            try Data(client.pemPrivateKey.utf8).write(to: URL(fileURLWithPath: key))
+            try Data((client.pemCertificate + "\n" + client.pemPrivateKey).utf8).write(to: URL(fileURLWithPath: combined))
+            try Data(stranger.pemPrivateKey.utf8).write(to: URL(fileURLWithPath: strangerKey))
+
+            let accepted = try await Self.courier(["get", "--cacert", setup.authorityFile, "--cert", chain, "--key", key, setup.url])
+            #expect(accepted.status == 0, "HTTP/2 \(http2): \(accepted.standardError)")
+            let oneFile = try await Self.courier(["get", "--cacert", setup.authorityFile, "--cert", combined, setup.url])
+            #expect(oneFile.status == 0, "HTTP/2 \(http2): \(oneFile.standardError)")
+
+            let refused = try await Self.courier(["get", "--cacert", setup.authorityFile, setup.url])
+            #expect(refused.status == 4, "HTTP/2 \(http2): no client certificate")
+            #expect(refused.standardError.hasPrefix("courier: "))
+
+            let mismatched = try await Self.courier(["get", "--cacert", setup.authorityFile, "--cert", chain, "--key", strangerKey, setup.url])
+            #expect(mismatched.status == 2)
+            #expect(mismatched.standardError == "courier: bad client certificate: the private key in \(strangerKey) does not match the certificate in \(chain)\n")
+            let keyAlone = try await Self.courier(["get", "--key", key, setup.url])
+            #expect(keyAlone.status == 2)
+            try await setup.tearDown()
+        }
+    }
+}

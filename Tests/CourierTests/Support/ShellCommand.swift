@@ -1,0 +1,61 @@
+import Foundation
+import Synchronization
+
+/// Runs a command line through bash (as a user would paste it) and collects what it printed.
+///
+/// Waiting never blocks a thread of Swift's cooperative pool: the in-process test server answers on that pool.
+enum ShellCommand {
+    struct Outcome: Sendable {
+        let status: Int32
+        let standardOutput: Data
+        let standardError: String
+    }
+
+    /// Whether `curl` is on the PATH (the tests that run generated curl command lines need it).
+    static let curlAvailable: Bool = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").contains { FileManager.default.isExecutableFile(atPath: "\($0)/curl") }
+    }()
+
+    /// Runs `commandLine` with `bash -c` and waits for it to end (killed after `timeout`).
+    static func run(_ commandLine: String, timeout: Duration = .seconds(60)) async throws -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", commandLine]
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let collected = CollectedOutput()
+        collected.drain(outPipe.fileHandleForReading, into: \.out)
+        collected.drain(errPipe.fileHandleForReading, into: \.err)
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            if ContinuousClock.now > deadline { process.terminate() }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        while collected.openReaders.load(ordering: .acquiring) > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let (out, err) = collected.output.withLock { ($0.out, $0.err) }
+        return Outcome(status: process.terminationStatus, standardOutput: out, standardError: String(decoding: err, as: UTF8.self))
+    }
+}
+
+/// What a child printed on each pipe, filled in by one reader thread per pipe.
+private final class CollectedOutput: Sendable {
+    struct Streams {
+        var out = Data()
+        var err = Data()
+    }
+
+    let output = Mutex(Streams())
+    let openReaders = Atomic<Int>(2)
+
+    func drain(_ handle: FileHandle, into stream: WritableKeyPath<Streams, Data> & Sendable) {
+        Thread.detachNewThread { [self] in
+            let data = handle.readDataToEndOfFile()
+            output.withLock { $0[keyPath: stream] = data }
+            openReaders.subtract(1, ordering: .releasing)
+        }
+    }
+}
