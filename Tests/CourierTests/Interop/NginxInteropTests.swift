@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import Courier
 import CourierTestServer
@@ -14,7 +13,7 @@ import FoundationNetworking
 /// file of their own in nginx's root to change its ETag.
 ///
 /// The assertions mirror the in-process server's tests (HTTPRequestOperationResumeTests,
-/// ResumableDownloadTests, ResumptionTests). Where nginx differs: its ETag is the file's mtime and
+/// ResumableDownloadTests, whose session helpers they reuse, ResumptionTests). Where nginx differs: its ETag is the file's mtime and
 /// size in hex, so a rewritten file gets a new one only when one of them changes (the tests change
 /// both); a cancelled transfer is logged with status 200 and the bytes nginx had sent.
 @Suite(
@@ -90,13 +89,13 @@ struct NginxInteropTests {
         let probe = NginxInterop.probe()
         let manager = try NginxInterop.sessionManager()
         defer { manager.invalidateSessionCancelingTasks(true) }
-        let resumeData = try await NginxInterop.interruptedDownload(manager, try NginxInterop.url(Self.bigFile, probe: probe))
+        let resumeData = try await ResumableDownloadTests.interruptedDownload(manager, request: try NginxInterop.request(Self.bigFile, probe: probe))
         let decoded = try DownloadResumeData(data: resumeData)
         #expect(decoded.resumption.offset > 0 && decoded.resumption.offset < Int64(32 << 20))
         #expect(decoded.resumption.entityTag != nil, "nginx sends an ETag")
         #expect(try NginxInterop.size(of: URL(fileURLWithPath: decoded.partialFilePath)) == decoded.resumption.offset)
 
-        let outcome = try await NginxInterop.resume(manager, resumeData)
+        let outcome = try await ResumableDownloadTests.resume(manager, resumeData, size: 32 << 20)
         #expect(outcome.status == 206)
         #expect(outcome.offset == decoded.resumption.offset)
         #expect(outcome.expected == Int64(32 << 20))
@@ -119,12 +118,12 @@ struct NginxInteropTests {
         let probe = NginxInterop.probe()
         let manager = try NginxInterop.sessionManager()
         defer { manager.invalidateSessionCancelingTasks(true) }
-        let resumeData = try await NginxInterop.interruptedDownload(manager, try NginxInterop.url(name, probe: probe))
+        let resumeData = try await ResumableDownloadTests.interruptedDownload(manager, request: try NginxInterop.request(name, probe: probe))
         let oldTag = try #require(try DownloadResumeData(data: resumeData).resumption.entityTag)
 
         // A different size and mtime: nginx's ETag is made of both.
         try NginxInterop.writeServedFile(served, size: (16 << 20) + 4097, modified: Date())
-        let outcome = try await NginxInterop.resume(manager, resumeData)
+        let outcome = try await ResumableDownloadTests.resume(manager, resumeData, size: (16 << 20) + 4097)
         #expect(outcome.status == 200)
         #expect(outcome.offset == 0)
         #expect(outcome.expected == Int64((16 << 20) + 4097))
@@ -273,6 +272,11 @@ enum NginxInterop {
         return try #require(URL(string: path, relativeTo: base)?.absoluteURL)
     }
 
+    /// A GET of nginx's `file` with a 30 s timeout, with `?probe=` when given.
+    static func request(_ file: String, probe: String? = nil) throws -> URLRequest {
+        URLRequest(url: try url(file, probe: probe), timeoutInterval: 30)
+    }
+
     /// Where nginx serves `file` from.
     static func servedFile(_ file: String) throws -> URL {
         try #require(root).appendingPathComponent(file)
@@ -303,37 +307,6 @@ enum NginxInterop {
         var configuration = ExchangeConfiguration(transport: transport)
         configure(&configuration)
         return try await Exchange(request: request, configuration: configuration).result()
-    }
-
-    /// Starts a download task for `url`, suspends it after its first bytes and cancels it for resume data.
-    static func interruptedDownload(_ manager: URLSessionManager, _ url: URL) async throws -> Data {
-        let task = manager.downloadTask(with: URLRequest(url: url, timeoutInterval: 30), completionHandler: nil)
-        let updates = task.progressUpdates()
-        task.resume()
-        for await progress in updates where progress.totalBytes > 0 {
-            task.suspend()
-            break
-        }
-        let resumeData = Signal<Data?>()
-        task.cancel(byProducingResumeData: { resumeData.fire($0) })
-        let data = try #require(await resumeData.wait())
-        await #expect(throws: URLError.self) { try await task.value }
-        #expect((task.error as? URLError)?.code == .cancelled)
-        return data
-    }
-
-    /// Resumes `resumeData` with a new task; returns the did-resume offset and expected length, the
-    /// downloaded file's SHA-256 and the status.
-    static func resume(_ manager: URLSessionManager, _ resumeData: Data) async throws -> (offset: Int64, expected: Int64, sha: String, status: Int) {
-        let resumedAt = Mutex<(Int64, Int64)?>(nil)
-        manager.setDownloadTaskDidResumeBlock { _, _, offset, expected in resumedAt.withLock { $0 = (offset, expected) } }
-        let destination = SessionFixtures.destination()
-        defer { try? FileManager.default.removeItem(at: destination) }
-        let task = manager.downloadTask(withResumeData: resumeData, destination: { _, _ in destination }, completionHandler: nil)
-        let location = try #require(try await task.value)
-        let (offset, expected) = try #require(resumedAt.withLock { $0 })
-        let status = (task.response as? HTTPURLResponse)?.statusCode ?? 0
-        return (offset, expected, try sha256Hex(ofFile: location), status)
     }
 
     /// One line of the access log (`log_format courier` in scripts/nginx-test-server).

@@ -14,7 +14,13 @@ struct ResumableDownloadTests {
 
     /// Starts a download of `path`, stops it after its first bytes, and returns its resume data.
     private static func interruptedDownload(_ manager: URLSessionManager, _ path: String) async throws -> Data {
-        let task = manager.downloadTask(with: try await SessionFixtures.request(path), completionHandler: nil)
+        try await interruptedDownload(manager, request: try await SessionFixtures.request(path))
+    }
+
+    /// Starts a download of `request` (on any server), stops it after its first bytes, and
+    /// returns its resume data. Also used by the nginx interop tests.
+    static func interruptedDownload(_ manager: URLSessionManager, request: URLRequest) async throws -> Data {
+        let task = manager.downloadTask(with: request, completionHandler: nil)
         let updates = task.progressUpdates()
         task.resume()
         for await progress in updates where progress.totalBytes > 0 {
@@ -30,7 +36,8 @@ struct ResumableDownloadTests {
     }
 
     /// Resumes `resumeData` in `manager`; returns the did-resume offset and the file's SHA-256.
-    private static func resume(_ manager: URLSessionManager, _ resumeData: Data) async throws -> (offset: Int64, expected: Int64, sha: String, status: Int) {
+    /// `size` is the whole body's length (default ``size``). Also used by the nginx interop tests.
+    static func resume(_ manager: URLSessionManager, _ resumeData: Data, size: Int = ResumableDownloadTests.size) async throws -> (offset: Int64, expected: Int64, sha: String, status: Int) {
         let resumedAt = Mutex<(Int64, Int64)?>(nil)
         manager.setDownloadTaskDidResumeBlock { _, _, offset, expected in resumedAt.withLock { $0 = (offset, expected) } }
         let destination = SessionFixtures.destination()
