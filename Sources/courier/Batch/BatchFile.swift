@@ -29,10 +29,10 @@ struct BatchFile: Equatable {
     init(parsing text: String, directory: URL) throws {
         var entries: [Entry] = []
         var claimed: [String: Int] = [:]
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        for (index, raw) in lines.enumerated() {
+        // "\r\n" is a single Character, so CRLF files split here too.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        for (index, line) in lines.enumerated() {
             let number = index + 1
-            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }

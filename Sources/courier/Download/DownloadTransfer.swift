@@ -10,7 +10,8 @@ import FoundationNetworking
 struct DownloadTransfer {
     /// How the run ended.
     enum Outcome {
-        /// The body is in `files.output` (2xx) — still to be verified.
+        /// The body is in `files.output` (2xx, or a 416 for a resumed download that was already
+        /// complete) — still to be verified.
         case finished(HTTPURLResponse)
         /// The server answered with an error status; the error body was discarded.
         case httpError(HTTPURLResponse)
@@ -44,8 +45,9 @@ struct DownloadTransfer {
 
         let errorBody = FileManager.default.temporaryDirectory.appendingPathComponent("courier-error-\(UUID().uuidString)")
         let output = files.output
+        let resuming = resume != nil
         let destination: DownloadTask.Destination = { _, response in
-            guard let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status) else { return errorBody }
+            guard let status = (response as? HTTPURLResponse)?.statusCode, Self.isFile(status: status, resuming: resuming) else { return errorBody }
             try? FileManager.default.removeItem(at: output)
             return output
         }
@@ -97,11 +99,17 @@ struct DownloadTransfer {
             display.abandon()
             return .failed(URLError(.badServerResponse))
         }
-        guard (200..<300).contains(http.statusCode) else {
+        guard Self.isFile(status: http.statusCode, resuming: resuming) else {
             display.abandon()
             return .httpError(http)
         }
         display.finish()
         return .finished(http)
+    }
+
+    /// Whether a final response with `status` produced the file: a 2xx, or when resuming a 416
+    /// (the exchange answers that way only when the kept bytes were already the whole file).
+    static func isFile(status: Int, resuming: Bool) -> Bool {
+        (200..<300).contains(status) || (resuming && status == 416)
     }
 }

@@ -33,9 +33,13 @@ struct IntegrityCheck: Equatable {
     init(response: HTTPURLResponse) {
         let contentLength = response.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         var responseStart: Int64 = 0
-        if response.statusCode == 206, let range = response.value(forHTTPHeaderField: "Content-Range").flatMap(Self.contentRange) {
+        let range = response.value(forHTTPHeaderField: "Content-Range").flatMap(Self.contentRange)
+        if response.statusCode == 206, let range, let start = range.start {
             expectedSize = range.total
-            responseStart = range.start
+            responseStart = start
+        } else if response.statusCode == 416, let range {
+            // A resumed download that was already complete: the total is the whole file.
+            expectedSize = range.total
         } else {
             expectedSize = contentLength
         }
@@ -93,13 +97,15 @@ struct IntegrityCheck: Equatable {
         }
     }
 
-    /// `bytes start-end/total` → (start, total); `nil` for an unknown total or a malformed value.
-    static func contentRange(_ value: String) -> (start: Int64, total: Int64)? {
+    /// `bytes start-end/total` → (start, total), `bytes */total` → (nil, total); `nil` for an
+    /// unknown total or a malformed value.
+    static func contentRange(_ value: String) -> (start: Int64?, total: Int64)? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
         let halves = trimmed.dropFirst(6).split(separator: "/")
-        guard halves.count == 2, let total = Int64(halves[1]),
-              let start = halves[0].split(separator: "-").first.flatMap({ Int64($0) }) else { return nil }
+        guard halves.count == 2, let total = Int64(halves[1].trimmingCharacters(in: .whitespaces)) else { return nil }
+        if halves[0].trimmingCharacters(in: .whitespaces) == "*" { return (nil, total) }
+        guard let start = halves[0].split(separator: "-").first.flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }) else { return nil }
         return (start, total)
     }
 

@@ -119,6 +119,55 @@ struct CLIDownloadTests {
         #expect(resumed.standardOutput.contains("verified size 400000, Repr-Digest sha-256"), "\(resumed.standardOutput)")
     }
 
+    /// Rewrites the stored resume data's `resumption` fields, as if the file had changed on the
+    /// server (another ETag) or the partial file were already whole (offset = total).
+    static func editResumeData(of file: URL, _ edit: (inout [String: Any]) -> Void) throws {
+        let url = URL(fileURLWithPath: file.path + ".courier-resume")
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var resumption = try #require(object["resumption"] as? [String: Any])
+        edit(&resumption)
+        object["resumption"] = resumption
+        try JSONSerialization.data(withJSONObject: object).write(to: url)
+    }
+
+    @Test func continueRestartsCleanlyWhenTheETagChanged() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("changed.bin")
+        let path = "/download/410000?seed=14&rate=200000&digest=repr"
+        _ = try await Self.interrupt(path, with: SIGINT, file: file)
+        // The kept bytes belong to an older version: other bytes and another validator.
+        let partial = URL(fileURLWithPath: file.path + ".part")
+        let kept = try Self.size(partial)
+        try Data(repeating: 0x2A, count: kept).write(to: partial)
+        try Self.editResumeData(of: file) { $0["entityTag"] = "\"an-older-version\"" }
+
+        let server = try await Fixtures.plainServer.value
+        let before = server.requestLog.count
+        let resumed = try await ChildProcess.run("courier", ["download", try await Self.url(path), "-o", file.path, "--continue"])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(resumed.standardError.contains("starting again from the beginning"), "\(resumed.standardError)")
+        #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 410_000, seed: 14).sha256Hex)
+        let request = try #require(server.requestLog.requests.dropFirst(before).first { $0.path == "/download/410000" })
+        #expect(request.header("if-range") == "\"an-older-version\"")
+        #expect(request.header("range") == "bytes=\(kept)-")
+    }
+
+    @Test func continueOfAnAlreadyCompleteFileFinishesWithoutABody() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("complete.bin")
+        let path = "/download/300000?seed=15&rate=150000"
+        _ = try await Self.interrupt(path, with: SIGINT, file: file)
+        // Every byte arrived after all: the server answers 416 with the total, nothing is sent again.
+        try TestPayload.bytes(count: 300_000, seed: 15).write(to: URL(fileURLWithPath: file.path + ".part"))
+        try Self.editResumeData(of: file) { $0["offset"] = 300_000 }
+        let resumed = try await ChildProcess.run("courier", ["download", try await Self.url(path), "-o", file.path, "--continue"])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(resumed.standardOutput.contains("(300000 bytes; verified size 300000)"), "\(resumed.standardOutput)")
+        #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 300_000, seed: 15).sha256Hex)
+    }
+
     @Test(arguments: [("repr", "Repr-Digest sha-256"), ("md5", "Content-MD5 md5")])
     func aDigestMismatchFailsAndKeepsTheFile(digest: String, named: String) async throws {
         let folder = try Self.directory()
