@@ -176,7 +176,13 @@ private struct EngineBody: AsyncSequence, Sendable {
         mutating func next() async throws -> Data? {
             do {
                 guard let buffer = try await base.next() else { return nil }
-                return Data(buffer: buffer, byteTransferStrategy: .automatic)
+                // A large chunk that fills most of its storage is wrapped, not copied (`.automatic`
+                // copies up to 256 KiB, which is every chunk of a download). Small chunks are cheaper
+                // to copy, and a slice of a much larger read buffer is copied so that holding it does
+                // not hold the whole buffer.
+                let wraps = buffer.readableBytes >= 4096 && buffer.storageCapacity <= 2 * buffer.readableBytes
+                let strategy: ByteBuffer.ByteTransferStrategy = wraps ? .noCopy : .copy
+                return Data(buffer: buffer, byteTransferStrategy: strategy)
             } catch {
                 throw TransportError.urlError(for: error, url: url)
             }
