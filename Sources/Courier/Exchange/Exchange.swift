@@ -435,16 +435,16 @@ public final class Exchange: Sendable {
         }
         do {
             for try await chunk in response.body {
-                try writer.write(chunk)
+                try await writer.write(chunk)
                 didReceive(chunk.count)
                 try await gate.waitWhilePaused()
             }
-            let data = try writer.finish()
+            let data = try await writer.finish()
             _ = machine.withLock { $0.bodyFinished() }
             markResponseEnd()
             return result(data: data, body: nil)
         } catch {
-            writer.abandon()
+            await writer.abandon()
             response.body.cancel()
             throw error
         }

@@ -138,16 +138,16 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             do {
                 if let body = result.body {
                     for try await chunk in body {
-                        try writer.write(chunk)
+                        try await writer.write(chunk)
                         total += Int64(chunk.count)
                         let progress = TransferProgress(bytesThisTime: Int64(chunk.count), totalBytes: total, totalBytesExpected: expected)
                         didReceive(progress)
                         manager.downloadTaskDidWriteData(self, progress)
                     }
                 }
-                _ = try writer.finish()
+                _ = try await writer.finish()
             } catch {
-                writer.abandon()
+                await writer.abandon()
                 throw error
             }
             await finishDownload(at: partialFile, response: result.response)

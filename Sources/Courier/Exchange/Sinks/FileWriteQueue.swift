@@ -1,0 +1,131 @@
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes buffers to a file, in order, on a serial queue of its own, so the task receiving a
+/// body never blocks on the disk. (The kernel stalls a writer while it flushes dirty pages; a
+/// receiver blocked there stops reading the socket, and the transfer stalls with it.)
+///
+/// At most ``depth`` buffers are queued or being written; ``submit(_:)`` suspends beyond that,
+/// so memory stays bounded and a slow disk slows the download down through backpressure.
+final class FileWriteQueue: Sendable {
+    /// The most buffers queued or being written at once.
+    static let depth = 4
+
+    private struct State {
+        var inFlight = 0
+        var waiter: CheckedContinuation<Void, Never>?
+        var failure: URLError?
+    }
+
+    private let handle: FileHandle
+    private let url: URL
+    private let queue = DispatchQueue(label: "Courier.FileWriteQueue")
+    private let state = Mutex(State())
+
+    init(handle: FileHandle, url: URL) {
+        self.handle = handle
+        self.url = url
+    }
+
+    /// Queues `chunks` to be written (with one gathering `writev(2)`, no copy) after everything
+    /// queued before them; suspends while ``depth`` batches are already queued. Throws the error
+    /// of an earlier write, if one failed.
+    func submit(_ chunks: [Data]) async throws {
+        try throwIfFailed()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let admitted = state.withLock { state -> Bool in
+                guard state.inFlight >= Self.depth else {
+                    state.inFlight += 1
+                    return true
+                }
+                state.waiter = continuation
+                return false
+            }
+            if admitted { continuation.resume() }
+        }
+        queue.async { [self] in
+            write(chunks)
+            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.inFlight -= 1
+                guard let waiter = state.waiter else { return nil }
+                state.waiter = nil
+                state.inFlight += 1
+                return waiter
+            }
+            waiter?.resume()
+        }
+    }
+
+    /// Waits until every queued buffer is written, then closes the file. Throws the first write
+    /// error, if any (the file is closed either way).
+    func close() async throws {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { continuation.resume() }
+        }
+        try? handle.close()
+        try throwIfFailed()
+    }
+
+    private func throwIfFailed() throws {
+        if let failure = state.withLock({ $0.failure }) { throw failure }
+    }
+
+    /// Runs on `queue`. After a failure, later buffers are dropped.
+    private func write(_ chunks: [Data]) {
+        guard state.withLock({ $0.failure == nil }) else { return }
+        var vectors: [iovec] = []
+        vectors.reserveCapacity(chunks.count)
+        let code = gather(chunks, from: 0, into: &vectors)
+        guard code != 0 else { return }
+        let failure = URLError(.cannotWriteToFile, userInfo: [
+            NSURLErrorFailingURLErrorKey: url,
+            NSLocalizedDescriptionKey: "Cannot write to \(url.path): \(String(cString: strerror(code))) (errno \(code)).",
+        ])
+        state.withLock { $0.failure = failure }
+    }
+
+    /// Pins each chunk's bytes, then writes them all; returns 0 or the `errno` of the failure.
+    private func gather(_ chunks: [Data], from index: Int, into vectors: inout [iovec]) -> Int32 {
+        guard index < chunks.count else { return writeVectors(&vectors) }
+        return chunks[index].withUnsafeBytes { raw in
+            if let base = raw.baseAddress, raw.count > 0 {
+                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: raw.count))
+            }
+            return gather(chunks, from: index + 1, into: &vectors)
+        }
+    }
+
+    /// `writev(2)` until every vector is written (short writes continue where they stopped).
+    private func writeVectors(_ vectors: inout [iovec]) -> Int32 {
+        let descriptor = handle.fileDescriptor
+        var first = 0
+        while first < vectors.count {
+            let count = min(vectors.count - first, 1024)  // IOV_MAX on Linux and Darwin
+            let written = vectors.withUnsafeBufferPointer { buffer in
+                writev(descriptor, buffer.baseAddress.map { $0 + first }, Int32(count))
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            var remaining = written
+            while remaining > 0, first < vectors.count {
+                if remaining >= vectors[first].iov_len {
+                    remaining -= vectors[first].iov_len
+                    first += 1
+                } else {
+                    vectors[first].iov_base = vectors[first].iov_base.map { $0 + remaining }
+                    vectors[first].iov_len -= remaining
+                    remaining = 0
+                }
+            }
+        }
+        return 0
+    }
+}
