@@ -35,6 +35,9 @@ public struct CURLCommandOptions: Sendable {
     /// of each SubjectPublicKeyInfo. Default empty. curl has no whole-certificate pinning, so this is also the
     /// closest rendering of ``SSLPinningMode/certificate``.
     public var pinnedPublicKeyCertificates: [Data] = []
+    /// Public keys pinned directly (DER SubjectPublicKeyInfo, or PEM `PUBLIC KEY` text), written into the same
+    /// `--pinnedpubkey` list. Default empty.
+    public var pinnedPublicKeys: [Data] = []
     /// The PEM file of the client certificate chain (`--cert path`). Default `nil`.
     public var clientCertificateFile: String?
     /// The PEM file of the client certificate's private key (`--key path`). Default `nil`.

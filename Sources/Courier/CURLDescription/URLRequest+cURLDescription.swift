@@ -84,8 +84,9 @@ extension URLRequest {
         if let authorities = options.certificateAuthorityFile {
             words += ["--cacert", ShellQuoting.quote(authorities)]
         }
-        let pins = options.pinnedPublicKeyCertificates
-            .flatMap { CertificateDecoding.certificates(fromDERorPEM: $0) }
+        let keys = options.pinnedPublicKeyCertificates.flatMap { CertificateDecoding.certificates(fromDERorPEM: $0).map(\.publicKey) }
+            + options.pinnedPublicKeys.flatMap { CertificateDecoding.publicKeys(fromDERorPEM: $0) }
+        let pins = keys
             .compactMap { try? CertificateDecoding.subjectPublicKeyInfo(of: $0) }
             .map { "sha256//" + Data(SHA256.hash(data: $0)).base64EncodedString() }
         if !pins.isEmpty {

@@ -35,8 +35,30 @@ enum CertificateDecoding {
 
     /// The DER encoding of the SubjectPublicKeyInfo of `certificate` (algorithm identifier and key).
     static func subjectPublicKeyInfo(of certificate: Certificate) throws -> Data {
+        try subjectPublicKeyInfo(of: certificate.publicKey)
+    }
+
+    /// The DER encoding of `key` as a SubjectPublicKeyInfo (algorithm identifier and key).
+    static func subjectPublicKeyInfo(of key: Certificate.PublicKey) throws -> Data {
         var serializer = DER.Serializer()
-        try serializer.serialize(certificate.publicKey)
+        try serializer.serialize(key)
         return Data(serializer.serializedBytes)
+    }
+
+    /// Every public key in `bytes`: one DER SubjectPublicKeyInfo, or all `PUBLIC KEY` blocks of a PEM text.
+    /// Empty when the bytes are neither.
+    static func publicKeys(fromDERorPEM bytes: Data) -> [Certificate.PublicKey] {
+        if let key = try? Certificate.PublicKey(derEncoded: Array(bytes)) {
+            return [key]
+        }
+        guard let text = String(data: bytes, encoding: .utf8),
+            let documents = try? PEMDocument.parseMultiple(pemString: text)
+        else {
+            return []
+        }
+        return documents.compactMap { document in
+            guard document.discriminator == "PUBLIC KEY" else { return nil }
+            return try? Certificate.PublicKey(derEncoded: document.derBytes)
+        }
     }
 }

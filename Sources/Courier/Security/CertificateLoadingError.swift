@@ -6,6 +6,8 @@ public enum CertificateLoadingError: Error, Sendable, Hashable, CustomStringConv
     case unreadable(url: URL, underlying: String)
     /// The file at `url` holds neither a DER certificate nor a PEM document with at least one `CERTIFICATE` block.
     case notACertificate(url: URL)
+    /// The file at `url` holds neither a DER SubjectPublicKeyInfo nor a PEM document with a `PUBLIC KEY` block.
+    case notAPublicKey(url: URL)
 
     /// A human-readable explanation naming the file.
     public var description: String {
@@ -14,6 +16,8 @@ public enum CertificateLoadingError: Error, Sendable, Hashable, CustomStringConv
             return "cannot read \(url.path): \(underlying)"
         case .notACertificate(let url):
             return "\(url.path) holds no DER or PEM X.509 certificate"
+        case .notAPublicKey(let url):
+            return "\(url.path) holds no DER or PEM public key"
         }
     }
 }

@@ -48,4 +48,22 @@ extension SecurityPolicy {
         guard !derCertificates.isEmpty else { throw .notACertificate(url: file) }
         return derCertificates
     }
+
+    /// The DER SubjectPublicKeyInfo of the public keys in one file, for ``pinnedPublicKeys``: a DER
+    /// SubjectPublicKeyInfo, or every `PUBLIC KEY` block of a PEM file (as `openssl x509 -pubkey -noout` writes it).
+    /// - Throws: ``CertificateLoadingError/unreadable(url:underlying:)`` when the file cannot be read,
+    ///   ``CertificateLoadingError/notAPublicKey(url:)`` when it holds no public key.
+    public static func publicKeys(contentsOf file: URL) throws(CertificateLoadingError) -> [Data] {
+        let bytes: Data
+        do {
+            bytes = try Data(contentsOf: file)
+        } catch {
+            throw .unreadable(url: file, underlying: error.localizedDescription)
+        }
+        let keys = CertificateDecoding.publicKeys(fromDERorPEM: bytes).compactMap {
+            try? CertificateDecoding.subjectPublicKeyInfo(of: $0)
+        }
+        guard !keys.isEmpty else { throw .notAPublicKey(url: file) }
+        return keys
+    }
 }

@@ -51,6 +51,15 @@ public final class SecurityPolicy: Sendable {
         set { settings.withLock { $0.pinnedCertificates = newValue } }
     }
 
+    /// Public keys pinned directly: DER SubjectPublicKeyInfo, or PEM `PUBLIC KEY` text (the format of
+    /// `openssl x509 -pubkey` and of the CLI's `--pin-key` with a key file). In `.publicKey` mode a chain is accepted
+    /// when it carries one of these keys or a key of ``pinnedCertificates``; other modes ignore them. Default: empty.
+    /// Not an AFNetworking property.
+    public var pinnedPublicKeys: Set<Data> {
+        get { settings.withLock { $0.pinnedPublicKeys } }
+        set { settings.withLock { $0.pinnedPublicKeys = newValue } }
+    }
+
     /// Whether a chain that does not lead to a trusted root, or has expired or not-yet-valid certificates, is
     /// accepted. Default: false. In `.certificate` mode the chain must still validate against the pinned certificates.
     /// Together with ``validatesDomainName`` and no pinning, every evaluation is refused.

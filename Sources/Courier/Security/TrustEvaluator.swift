@@ -8,6 +8,8 @@ import X509
 struct TrustEvaluator: Sendable {
     var pinningMode: SSLPinningMode
     var pinnedCertificates: Set<Data>
+    /// Public keys pinned without a certificate (DER SubjectPublicKeyInfo or PEM `PUBLIC KEY`).
+    var pinnedPublicKeys: Set<Data> = []
     var trustedRootCertificates: Set<Data>
     var allowInvalidCertificates: Bool
     var validatesDomainName: Bool
@@ -26,7 +28,7 @@ struct TrustEvaluator: Sendable {
     ///   from ``TLSStackRequirements``; the chain may then be only the leaf, and only the host and the pins remain to
     ///   be checked here.
     func evaluate(_ chain: [Data], forDomain domain: String?, chainVerifiedByTLSStack: Bool = false) async -> ServerTrustEvaluation {
-        if domain != nil, allowInvalidCertificates, validatesDomainName, pinningMode == .none || pinnedCertificates.isEmpty {
+        if domain != nil, allowInvalidCertificates, validatesDomainName, pinningMode == .none || !hasPins {
             return .rejected(
                 reason: "refusing to validate a domain name on a certificate that may be invalid without pinning "
                     + "(allowInvalidCertificates and validatesDomainName need a pinning mode and pinned certificates)"
@@ -56,6 +58,11 @@ struct TrustEvaluator: Sendable {
         case .publicKey:
             return evaluatePublicKeyPins(presented + validatedChain)
         }
+    }
+
+    /// Whether the pinning mode has something to pin (public keys count in `.publicKey` mode only).
+    private var hasPins: Bool {
+        !pinnedCertificates.isEmpty || (pinningMode == .publicKey && !pinnedPublicKeys.isEmpty)
     }
 
     /// AFNetworking's first check in every mode: the chain leads to a trusted root (system or policy roots).
@@ -93,15 +100,16 @@ struct TrustEvaluator: Sendable {
     /// A pinned public key (SubjectPublicKeyInfo) must be in the chain: the key of a certificate in `chain`, or the key
     /// that signed one of them (the issuer of the top certificate when the server did not send that issuer).
     private func evaluatePublicKeyPins(_ chain: [Certificate]) -> ServerTrustEvaluation {
-        let pins = Self.certificates(in: pinnedCertificates)
-        guard !pins.isEmpty else {
+        let keys = Self.certificates(in: pinnedCertificates).map(\.publicKey)
+            + pinnedPublicKeys.flatMap { CertificateDecoding.publicKeys(fromDERorPEM: $0) }
+        guard !keys.isEmpty else {
             return .rejected(reason: "public-key pinning is on but there is no pinned certificate")
         }
         let chainKeys = Set(chain.compactMap { try? CertificateDecoding.subjectPublicKeyInfo(of: $0) })
-        let matchesAPin = pins.contains { pin in
-            guard let pinnedKey = try? CertificateDecoding.subjectPublicKeyInfo(of: pin) else { return false }
+        let matchesAPin = keys.contains { key in
+            guard let pinnedKey = try? CertificateDecoding.subjectPublicKeyInfo(of: key) else { return false }
             return chainKeys.contains(pinnedKey)
-                || chain.contains { pin.publicKey.isValidSignature($0.signature, for: $0) }
+                || chain.contains { key.isValidSignature($0.signature, for: $0) }
         }
         guard matchesAPin else {
             return .rejected(reason: "no public key in the certificate chain matches a pinned public key")

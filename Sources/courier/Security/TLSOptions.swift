@@ -4,8 +4,9 @@ import Foundation
 
 /// The TLS options of the request commands, turned into Courier's ``SecurityPolicy`` and ``ClientCertificate``.
 ///
-/// The mapping follows the library: `--pin-cert` is `.certificate` pinning and `--pin-key` `.publicKey` pinning
-/// (both still require a chain the system or `--cacert` trusts, unless `--insecure`); `--cacert` adds trusted
+/// The mapping follows the library: `--pin-cert` is `.certificate` pinning and `--pin-key` `.publicKey` pinning with
+/// the file's certificates or, for a key file, ``SecurityPolicy/pinnedPublicKeys`` (both modes still require a chain
+/// the system or `--cacert` trusts, unless `--insecure`); `--cacert` adds trusted
 /// roots; `--insecure` allows invalid certificates and, without a pin, also stops checking the host name (a policy
 /// that allows invalid certificates and checks the name without a pin refuses every server).
 struct TLSOptions: ParsableArguments {
@@ -18,7 +19,7 @@ struct TLSOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Pin this certificate (PEM or DER): the server's chain must contain it.", valueName: "file"))
     var pinCert: String?
 
-    @Option(help: ArgumentHelp("Pin the public key of this certificate (PEM or DER): a certificate of the server's chain must carry it.", valueName: "file"))
+    @Option(help: ArgumentHelp("Pin this public key (PEM 'PUBLIC KEY' or DER), or the key of this certificate: a certificate of the server's chain must carry it.", valueName: "file"))
     var pinKey: String?
 
     @Option(help: ArgumentHelp("Present this client certificate chain (PEM) to servers that ask for one.", valueName: "file"))
@@ -59,7 +60,9 @@ struct TLSOptions: ParsableArguments {
         if let pinCert {
             policy = SecurityPolicy(pinningMode: .certificate, pinnedCertificates: Set(try certificates(in: pinCert, option: "--pin-cert")))
         } else if let pinKey {
-            policy = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: Set(try certificates(in: pinKey, option: "--pin-key")))
+            let pins = try publicKeyPins(in: pinKey)
+            policy = SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: Set(pins.certificates))
+            policy.pinnedPublicKeys = Set(pins.keys)
         } else {
             policy = .default
         }
@@ -77,23 +80,37 @@ struct TLSOptions: ParsableArguments {
     func apply(to options: inout CURLCommandOptions) throws {
         options.allowsInvalidCertificates = insecure
         options.certificateAuthorityFile = cacert
-        if let pin = pinCert ?? pinKey {
-            options.pinnedPublicKeyCertificates = try certificates(in: pin, option: pinCert != nil ? "--pin-cert" : "--pin-key")
+        if let pinCert {
+            options.pinnedPublicKeyCertificates = try certificates(in: pinCert, option: "--pin-cert")
+        } else if let pinKey {
+            let pins = try publicKeyPins(in: pinKey)
+            options.pinnedPublicKeyCertificates = pins.certificates
+            options.pinnedPublicKeys = pins.keys
         }
         options.clientCertificateFile = cert
         options.clientKeyFile = key
     }
 
     private func certificates(in path: String, option: String) throws -> [Data] {
+        do throws(CertificateLoadingError) {
+            return try SecurityPolicy.certificates(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw CLIFailure.usage("bad \(option) file: \(error.description)")
+        }
+    }
+
+    /// The `--pin-key` file: certificates whose keys are pinned, or else bare public keys.
+    private func publicKeyPins(in path: String) throws -> (certificates: [Data], keys: [Data]) {
         let url = URL(fileURLWithPath: path)
         do throws(CertificateLoadingError) {
-            return try SecurityPolicy.certificates(contentsOf: url)
+            return (try SecurityPolicy.certificates(contentsOf: url), [])
         } catch {
-            if case .notACertificate = error,
-               let text = try? String(contentsOf: url, encoding: .utf8), text.contains("-----BEGIN PUBLIC KEY-----") {
-                throw CLIFailure.usage("bad \(option) file: \(path) holds a bare public key; give a certificate that carries it")
-            }
-            throw CLIFailure.usage("bad \(option) file: \(error.description)")
+            guard case .notACertificate = error else { throw CLIFailure.usage("bad --pin-key file: \(error.description)") }
+        }
+        do throws(CertificateLoadingError) {
+            return ([], try SecurityPolicy.publicKeys(contentsOf: url))
+        } catch {
+            throw CLIFailure.usage("bad --pin-key file: \(path) holds no certificate or public key (DER or PEM)")
         }
     }
 }

@@ -1,6 +1,7 @@
 import CourierTestServer
 import Foundation
 import Testing
+import X509
 
 /// The `courier` TLS options against HTTPS test servers whose certificates no system trusts: `--insecure`,
 /// `--cacert`, `--pin-cert`, `--pin-key`, and `--cert`/`--key` for a server that requires a client certificate.
@@ -14,6 +15,8 @@ struct CLISecurityOptionTests {
         var leafFile: String { directory.appendingPathComponent("leaf.cer").path }
         var leafPEMFile: String { directory.appendingPathComponent("leaf.pem").path }
         var strangerFile: String { directory.appendingPathComponent("stranger.cer").path }
+        var leafKeyFile: String { directory.appendingPathComponent("leaf-key.pem").path }
+        var strangerKeyFile: String { directory.appendingPathComponent("stranger-key.pem").path }
         var garbageFile: String { directory.appendingPathComponent("garbage.pem").path }
         var url: String { server.baseURL.appendingPathComponent("get").absoluteString }
 
@@ -25,7 +28,12 @@ struct CLISecurityOptionTests {
             try #require(server.certificateAuthorityDER).write(to: directory.appendingPathComponent("ca.der"))
             try leaf.write(to: directory.appendingPathComponent("leaf.cer"))
             try Data(pem(leaf).utf8).write(to: directory.appendingPathComponent("leaf.pem"))
-            try CertificateFactory.makeRoot(commonName: "Stranger").derBytes.write(to: directory.appendingPathComponent("stranger.cer"))
+            let stranger = try CertificateFactory.makeRoot(commonName: "Stranger")
+            try stranger.derBytes.write(to: directory.appendingPathComponent("stranger.cer"))
+            try Data(try Certificate(derEncoded: Array(leaf)).publicKey.serializeAsPEM().pemString.utf8)
+                .write(to: directory.appendingPathComponent("leaf-key.pem"))
+            try Data(try stranger.certificate.publicKey.serializeAsPEM().pemString.utf8)
+                .write(to: directory.appendingPathComponent("stranger-key.pem"))
             try Data("-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n".utf8)
                 .write(to: directory.appendingPathComponent("garbage.pem"))
             return Setup(server: server, directory: directory)
@@ -92,7 +100,7 @@ struct CLISecurityOptionTests {
 
     @Test func publicKeyPinning() async throws {
         let setup = try await Self.shared.value
-        for pin in [setup.leafFile, setup.authorityFile] {
+        for pin in [setup.leafFile, setup.authorityFile, setup.leafKeyFile] {
             let pinned = try await Self.courier(["get", "--cacert", setup.authorityFile, "--pin-key", pin, setup.url])
             #expect(pinned.status == 0, "\(pin): \(pinned.standardError)")
         }
@@ -104,11 +112,13 @@ struct CLISecurityOptionTests {
 
         let both = try await Self.courier(["get", "--pin-key", setup.leafFile, "--pin-cert", setup.leafFile, setup.url])
         #expect(both.status == 2)
-        let bareKey = setup.directory.appendingPathComponent("key.pem")
-        try Data("-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n".utf8).write(to: bareKey)
-        let key = try await Self.courier(["get", "--pin-key", bareKey.path, setup.url])
-        #expect(key.status == 2)
-        #expect(key.standardError.contains("holds a bare public key"), "\(key.standardError)")
+        let wrongKey = try await Self.courier(["get", "--cacert", setup.authorityFile, "--pin-key", setup.strangerKeyFile, setup.url])
+        #expect(wrongKey.status == 4)
+        let keyInsecure = try await Self.courier(["get", "--insecure", "--pin-key", setup.leafKeyFile, setup.url])
+        #expect(keyInsecure.status == 0, "a pinned public key with invalid certificates allowed: \(keyInsecure.standardError)")
+        let garbage = try await Self.courier(["get", "--pin-key", setup.garbageFile, setup.url])
+        #expect(garbage.status == 2)
+        #expect(garbage.standardError == "courier: bad --pin-key file: \(setup.garbageFile) holds no certificate or public key (DER or PEM)\n")
     }
 
     @Test func clientCertificatesForMutualTLS() async throws {

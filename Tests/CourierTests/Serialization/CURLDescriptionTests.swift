@@ -2,6 +2,7 @@
 import CourierTestServer
 import Foundation
 import Testing
+import X509
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -116,6 +117,13 @@ struct CURLDescriptionTests {
         let pinned = try await ShellCommand.run(request.cURLDescription(options: options) + " -s -o /dev/null")
         #expect(pinned.status == 0, "\(pinned.standardError)")
 
+        options.pinnedPublicKeyCertificates = []
+        let leafKey = try Certificate(derEncoded: Array(try #require(server.leafCertificateDER))).publicKey.serializeAsPEM().pemString
+        options.pinnedPublicKeys = [Data(leafKey.utf8)]
+        let keyPinned = try await ShellCommand.run(request.cURLDescription(options: options) + " -s -o /dev/null")
+        #expect(keyPinned.status == 0, "\(keyPinned.standardError)")
+
+        options.pinnedPublicKeys = []
         options.pinnedPublicKeyCertificates = [stranger.derBytes]
         let wrongPin = try await ShellCommand.run(request.cURLDescription(options: options) + " -s -o /dev/null")
         #expect(wrongPin.status == 90, "curl's exit code for a public key that does not match the pin")
