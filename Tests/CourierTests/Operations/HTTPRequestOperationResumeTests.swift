@@ -12,8 +12,8 @@ struct HTTPRequestOperationResumeTests {
     static let length = 48 << 20
 
     /// Runs `operation` until its progress passes `threshold`, pauses it there, lets `whilePaused`
-    /// act, resumes, and waits for the end.
-    private func pauseAndResume(_ operation: HTTPRequestOperation, threshold: Int64 = 1 << 20, whilePaused: (HTTPRequestOperation) -> Void = { _ in }) async throws {
+    /// act, resumes, and waits for the end. Also used by the nginx interop tests.
+    func pauseAndResume(_ operation: HTTPRequestOperation, threshold: Int64 = 1 << 20, whilePaused: (HTTPRequestOperation) -> Void = { _ in }) async throws {
         let trigger = PauseTrigger(threshold: threshold)
         trigger.install(on: operation)
         let queue = OperationQueue()
