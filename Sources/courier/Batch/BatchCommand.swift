@@ -112,7 +112,11 @@ struct BatchRun {
                 let size = failure == nil ? ((try? IntegrityCheck.size(of: entry.output)) ?? 0) : 0
                 let result = BatchResult(url: entry.url, status: status, bytes: size, seconds: seconds,
                                          output: failure == nil ? entry.output : nil, failure: failure)
-                results.withLock { $0[index] = result }
+                let done = results.withLock { results in
+                    results[index] = result
+                    return results.count
+                }
+                finished.store(done, ordering: .relaxed)
                 display.printLine(BatchReport.resultLine(result), to: ProgressDisplay.standardOutput)
             }
             let operation = manager.httpRequestOperation(with: request, success: { operation, _ in record(operation, nil) },
@@ -126,8 +130,7 @@ struct BatchRun {
         }
 
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let all = URLConnectionOperation.batch(of: operations, progress: { done, _ in
-                finished.store(done, ordering: .relaxed)
+            let all = URLConnectionOperation.batch(of: operations, progress: { _, _ in
                 display.update(completed: bytes.load(ordering: .relaxed), total: nil, prefix: prefix())
             }, completion: { _ in
                 continuation.resume()

@@ -19,13 +19,18 @@ struct CLIBatchTests {
     @Test func severalDownloadsTwoAtATimeAllMatch() async throws {
         let folder = try Self.directory()
         defer { try? FileManager.default.removeItem(at: folder) }
+        // Two slow downloads (about 1.5 s each) among fast ones. Two at a time, the third line
+        // starts as soon as the second ends, but the fourth waits for the first to end: so the
+        // results come in the order 2, 1 then 4 (one at a time would finish 1 first; three at a
+        // time would finish 4 before 1).
         let list = """
-        # four downloads; two name their output
+        # five downloads; three name their output
+        \(try await Self.url("/download/300000?seed=23&rate=200000"))\tnested/slow.bin
         \(try await Self.url("/bytes/50000?seed=21"))
-        \(try await Self.url("/bytes/70000?seed=22"))\tnamed.bin
 
-        \(try await Self.url("/download/300000?seed=23&rate=300000"))\tnested/slow.bin
+        \(try await Self.url("/download/240000?seed=24&rate=160000"))\tslow2.bin
         \(try await Self.url("/range/1000"))
+        \(try await Self.url("/bytes/70000?seed=22"))\tnamed.bin
         """
         let listFile = folder.appendingPathComponent("list.txt")
         try list.write(to: listFile, atomically: true, encoding: .utf8)
@@ -34,24 +39,31 @@ struct CLIBatchTests {
         #expect(outcome.status == 0, "\(outcome.standardError)\n\(outcome.standardOutput)")
 
         let expected: [(String, Data)] = [
-            ("50000", TestPayload.bytes(count: 50_000, seed: 21)),
-            ("named.bin", TestPayload.bytes(count: 70_000, seed: 22)),
             ("nested/slow.bin", TestPayload.bytes(count: 300_000, seed: 23)),
+            ("50000", TestPayload.bytes(count: 50_000, seed: 21)),
+            ("slow2.bin", TestPayload.bytes(count: 240_000, seed: 24)),
             ("1000", TestPayload.rangeContent(count: 1000)),
+            ("named.bin", TestPayload.bytes(count: 70_000, seed: 22)),
         ]
-        for (name, data) in expected {
-            let file = out.appendingPathComponent(name)
-            #expect(try sha256Hex(ofFile: file) == data.sha256Hex, "\(name)")
-            #expect(outcome.standardOutput.contains("-> \(file.path)"), "no result line for \(name)")
-        }
         let stdout = outcome.standardOutput
-        #expect(stdout.split(separator: "\n").filter { $0.hasPrefix("ok    200  ") }.count == 4, "\(stdout)")
+        let resultLines = stdout.split(separator: "\n").filter { $0.hasPrefix("ok    200  ") }
+        #expect(resultLines.count == 5, "\(stdout)")
+        func position(_ name: String) -> Int? {
+            resultLines.firstIndex { $0.hasSuffix("-> \(out.appendingPathComponent(name).path)") }
+        }
+        for (name, data) in expected {
+            #expect(try sha256Hex(ofFile: out.appendingPathComponent(name)) == data.sha256Hex, "\(name)")
+            #expect(position(name) != nil, "no result line for \(name)")
+        }
+        let first = try #require(position("nested/slow.bin")), second = try #require(position("50000")), fourth = try #require(position("1000"))
+        #expect(second < first && first < fourth, "finishing order shows more or fewer than two at a time:\n\(stdout)")
+
         #expect(stdout.contains("URL") && stdout.contains("STATUS") && stdout.contains("BYTES") && stdout.contains("TIME") && stdout.contains("OUTPUT"))
-        #expect(stdout.contains("4 of 4 downloads succeeded"), "\(stdout)")
+        #expect(stdout.contains("5 of 5 downloads succeeded"), "\(stdout)")
         let row = try #require(stdout.split(separator: "\n").first { $0.contains("/bytes/70000") && $0.contains("named.bin") && !$0.hasPrefix("ok") })
         #expect(row.contains(" 200 ") && row.contains(" 70000 "), "\(row)")
         // The aggregate progress line, on standard error.
-        #expect(outcome.standardError.contains("4/4 files"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("5/5 files"), "\(outcome.standardError)")
     }
 
     @Test func aFailedDownloadMakesTheBatchFailAndShowsInTheSummary() async throws {
