@@ -30,9 +30,9 @@ extension Tour {
         guard operation.isPaused else { throw TourStepFailure("the download finished before it could be paused") }
 
         try await Task.sleep(for: .milliseconds(100))
-        let atPause = try fileSize(paused)
+        let atPause = try IntegrityCheck.size(of: paused)
         try await Task.sleep(for: .milliseconds(400))
-        guard try fileSize(paused) == atPause else { throw TourStepFailure("bytes kept arriving while paused") }
+        guard try IntegrityCheck.size(of: paused) == atPause else { throw TourStepFailure("bytes kept arriving while paused") }
         log.note("⏸ paused with \(ProgressLine.bytes(atPause)) of \(ProgressLine.bytes(size)) on disk; nothing arrived in 0.4 s")
 
         operation.resume()
@@ -49,7 +49,7 @@ extension Tour {
         let wholeDigest = try TourDigest.sha256(ofFile: uninterrupted)
         log.note("SHA-256 paused and resumed: \(pausedDigest)")
         log.note("SHA-256 in one go:          \(wholeDigest)")
-        guard pausedDigest == wholeDigest, try fileSize(paused) == size else { throw TourStepFailure("the files differ") }
+        guard pausedDigest == wholeDigest, try IntegrityCheck.size(of: paused) == size else { throw TourStepFailure("the files differ") }
         return "HTTPRequestOperation to a file: \(ProgressLine.bytes(size)), the digests match"
     }
 
@@ -75,10 +75,6 @@ extension Tour {
     }
 
     // MARK: Helpers
-
-    func fileSize(_ url: URL) throws -> Int64 {
-        (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
-    }
 
     /// Polls `condition` every 5 ms until it holds; fails after `seconds`.
     func waitUntil(seconds: Double, _ condition: () -> Bool) async throws {
