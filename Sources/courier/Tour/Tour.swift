@@ -78,7 +78,8 @@ struct Tour: Sendable {
         return Outcome(steps: all.count, failures: failures, elapsed: ContinuousClock.now - started)
     }
 
-    /// Lets go of the managers' connections.
+    /// Invalidates the session (its transport closes its connections) and cancels anything left
+    /// on the operation manager's queue.
     func shutdown() async {
         session.invalidateSessionCancelingTasks(true)
         operations.operationQueue.cancelAllOperations()
