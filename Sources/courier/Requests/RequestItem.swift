@@ -33,6 +33,12 @@ enum RequestItem: Equatable {
         }
     }
 
+    /// Whether the item uploads a file (`name@path`).
+    var isFile: Bool {
+        if case .file = self { return true }
+        return false
+    }
+
     var isBodyItem: Bool {
         switch self {
         case .field, .jsonField, .file: return true

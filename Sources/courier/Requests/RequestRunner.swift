@@ -12,7 +12,8 @@ struct RequestRunner {
 
     func run() async throws {
         try options.check()
-        let request = try buildRequest()
+        let items = try options.items.map(RequestItem.init(parsing:))
+        let request = try buildRequest(items: items)
         let credential = try options.user.map(CredentialOption.credential(parsing:))
         let transportConfiguration = try options.tls.transportConfiguration()
         let output = try options.output.map(OutputFile.checked(path:))
@@ -35,7 +36,7 @@ struct RequestRunner {
         configuration.maximumRedirects = options.maxRedirects
         configuration.credential = credential
         if let output { configuration.sink = .file(output) }
-        let upload = Self.uploadsFiles(options.items) ? ProgressDisplay() : nil
+        let upload = items.contains(where: \.isFile) ? ProgressDisplay() : nil
         if let upload {
             configuration.uploadProgress = { progress in
                 upload.update(completed: progress.totalBytes, total: progress.totalBytesExpected < 0 ? nil : progress.totalBytesExpected, prefix: "upload")
@@ -73,8 +74,7 @@ struct RequestRunner {
     }
 
     /// The request: items and body style through ``RequestBuilder``, then `-H` and `--bearer`.
-    private func buildRequest() throws -> URLRequest {
-        let items = try options.items.map(RequestItem.init(parsing:))
+    private func buildRequest(items: [RequestItem]) throws -> URLRequest {
         let headers = try options.header.map(HeaderOption.init(parsing:))
         var request = try RequestBuilder(method: method, urlString: options.url, items: items, style: bodyStyle ?? .json, timeout: options.timeout).build()
         if let token = options.bearer {
@@ -84,13 +84,5 @@ struct RequestRunner {
             request.setValue(header.value.isEmpty ? nil : header.value, forHTTPHeaderField: header.name)
         }
         return request
-    }
-
-    /// Whether the request uploads a file (`name@path`), which gets an upload progress display.
-    private static func uploadsFiles(_ items: [String]) -> Bool {
-        items.contains { text in
-            if case .file? = try? RequestItem(parsing: text) { return true }
-            return false
-        }
     }
 }
