@@ -243,11 +243,11 @@ public final class Exchange: Sendable {
         }
         var headers = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
         if let jar = configuration.cookieJar, request.httpShouldHandleCookies, let cookies = jar.cookieHeader(for: url) {
-            headers.removeAll { $0.name.caseInsensitiveCompare("Cookie") == .orderedSame }
+            headers.removeAll { $0.name.isHeaderName("Cookie") }
             headers.append((name: "Cookie", value: cookies))
         }
         if let authorization = hop.authorization {
-            headers.removeAll { $0.name.caseInsensitiveCompare("Authorization") == .orderedSame }
+            headers.removeAll { $0.name.isHeaderName("Authorization") }
             headers.append((name: "Authorization", value: authorization.header))
         }
         let body: RequestBody? = hop.sendsBody ? try bodyForHop(hop, request: request) : nil
@@ -304,7 +304,7 @@ public final class Exchange: Sendable {
 
     private func storeCookies(from response: TransportResponse, for request: URLRequest) {
         guard let jar = configuration.cookieJar, request.httpShouldHandleCookies, let url = request.url else { return }
-        let values = response.headerFields.filter { $0.name.caseInsensitiveCompare("Set-Cookie") == .orderedSame }.map(\.value)
+        let values = response.headerFields.filter { $0.name.isHeaderName("Set-Cookie") }.map(\.value)
         if !values.isEmpty { jar.store(setCookieHeaders: values, for: url) }
     }
 
@@ -336,7 +336,7 @@ public final class Exchange: Sendable {
         attempts: inout [AuthenticationChallenge.ProtectionSpace: Int]
     ) async throws -> (header: String, credential: URLCredential, space: AuthenticationChallenge.ProtectionSpace)? {
         guard let url = request.url, let host = url.host else { return nil }
-        let headers = response.headerFields.filter { $0.name.caseInsensitiveCompare("WWW-Authenticate") == .orderedSame }.map(\.value)
+        let headers = response.headerFields.filter { $0.name.isHeaderName("WWW-Authenticate") }.map(\.value)
         let schemes = ChallengeParser.schemes(from: headers)
         guard let scheme = schemes.first(where: { $0.name == "digest" && DigestHash(name: $0.parameters["algorithm"] ?? "MD5") != nil })
             ?? schemes.first(where: { $0.name == "basic" })

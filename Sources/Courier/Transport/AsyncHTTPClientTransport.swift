@@ -123,8 +123,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         headers.reserveCapacity(request.headers.count)
         for (name, value) in request.headers {
             // The engine derives the framing from the body; a caller's own framing headers would conflict.
-            if name.caseInsensitiveCompare("Content-Length") == .orderedSame
-                || name.caseInsensitiveCompare("Transfer-Encoding") == .orderedSame {
+            if name.isHeaderName("Content-Length") || name.isHeaderName("Transfer-Encoding") {
                 continue
             }
             headers.add(name: name, value: value)
