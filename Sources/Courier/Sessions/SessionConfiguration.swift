@@ -87,7 +87,9 @@ public struct SessionConfiguration: Sendable {
     /// `request` as the session sends it: the session's timeout and additional headers applied.
     func prepared(_ request: URLRequest) -> URLRequest {
         var request = request
-        if request.timeoutInterval == URLRequest.defaultTimeoutInterval {
+        // Each change copies the request's Foundation storage (shared with the task's original
+        // request): change only what differs.
+        if request.timeoutInterval == URLRequest.defaultTimeoutInterval, timeoutIntervalForRequest != request.timeoutInterval {
             request.timeoutInterval = timeoutIntervalForRequest
         }
         for (name, value) in httpAdditionalHeaders where request.value(forHTTPHeaderField: name) == nil {

@@ -22,11 +22,18 @@ struct RequestSerializerSettings: Sendable {
         request.allowsCellularAccess = allowsCellularAccess
         request.cachePolicy = cachePolicy
         request.httpShouldHandleCookies = httpShouldHandleCookies
-        var pipelining: any PipeliningConfigurable = request
-        pipelining.httpShouldUsePipelining = httpShouldUsePipelining
-        if let configured = pipelining as? URLRequest { request = configured }
+        // Going through the existential copies the request's storage; do it only for a change.
+        if Self.pipelining(of: request) != httpShouldUsePipelining {
+            var pipelining: any PipeliningConfigurable = request
+            pipelining.httpShouldUsePipelining = httpShouldUsePipelining
+            if let configured = pipelining as? URLRequest { request = configured }
+        }
         request.networkServiceType = networkServiceType
         request.timeoutInterval = timeoutInterval
+    }
+
+    private static func pipelining(of request: URLRequest) -> Bool {
+        (request as any PipeliningConfigurable).httpShouldUsePipelining
     }
 
     /// Adds each default header the request does not already have.
