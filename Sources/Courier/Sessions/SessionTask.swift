@@ -247,15 +247,18 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         configure(&configuration)
         let request = manager.configuration.prepared(originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/")))
         let exchange = Exchange(request: request, configuration: configuration)
-        let timeout = manager.configuration.timeoutIntervalForResource
+        // The resource timeout: a dispatch timer, cancelled without waking anything (a sleeping
+        // Task would be woken on cancellation, one more thread hop on every request).
+        let deadline = DispatchSource.makeTimerSource(queue: .global())
+        deadline.schedule(deadline: .now() + manager.configuration.timeoutIntervalForResource)
+        deadline.setEventHandler { [weak self] in
+            self?.shared.withLock { $0.timedOut = true }
+            exchange.cancel()
+        }
+        deadline.resume()
         let runner = Task { [self] in
-            let watchdog = Task {
-                try await Task.sleep(for: .seconds(timeout))
-                shared.withLock { $0.timedOut = true }
-                exchange.cancel()
-            }
             await run(exchange)
-            watchdog.cancel()
+            deadline.cancel()
         }
         shared.withLock { state in
             state.exchange = exchange
