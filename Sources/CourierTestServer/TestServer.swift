@@ -21,7 +21,7 @@ import NIOCore
 /// - Bodies: `/bytes/:n?seed=` (see ``TestPayload/bytes(count:seed:)``), `/stream-bytes/:n?seed=&chunk_size=`,
 ///   `/range/:n` (`?etag=`, `?ignore_range=1`; see ``TestPayload/rangeContent(count:)``), `/upload` (multipart,
 ///   streamed), `/drip?duration=&numbytes=&delay=&code=`, `/delay/:n`, `/slow-body/:n?delay=`,
-///   `/abort/:n?total=` (closes the connection after `n` of `total` bytes), `/download/:n?seed=&etag=&ignore_range=&digest=repr|md5|both&wrong_digest=&rate=`
+///   `/abort/:n?total=` (closes the connection after `n` of `total` bytes), `/download/:n?seed=&etag=&ignore_range=&digest=repr|md5|both&wrong_digest=&rate=&abort_after=`
 ///   (resumable, with `Repr-Digest`/`Content-MD5` and throttling; see `DownloadRoutes`).
 /// - Caching: `/etag/:etag`, `/cache`, `/cache/:n`, `/response-headers?name=value`.
 /// - Cookies: `/cookies`, `/cookies/set?name=value`, `/cookies/set/:name/:value`, `/cookies/delete?name`,

@@ -10,7 +10,8 @@ import FoundationNetworking
 /// complete, the destination block (or the manager's did-finish-downloading block) names where it
 /// goes and the file is moved there; a failed move completes the task with the move's error and
 /// leaves the file where it was. ``cancel(byProducingResumeData:)`` keeps the partial file and
-/// produces ``DownloadResumeData``.
+/// produces ``DownloadResumeData``; so does a transfer that fails midway (the completion's
+/// `URLError` carries it: ``resumeData(from:)``).
 public final class DownloadTask: SessionTask, @unchecked Sendable {
     /// Chooses where the finished file goes: called with the temporary location and the response.
     public typealias Destination = @Sendable (_ temporaryURL: URL, _ response: URLResponse?) -> URL
@@ -186,15 +187,48 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     public var location: URL? { local.withLock { $0.location } }
 
     override func finish(response: HTTPURLResponse?, error: (any Error)?) async {
+        var error = error
         if let handler = local.withLock({ state in defer { state.resumeDataHandler = nil }; return state.resumeDataHandler }) {
             let data = resumeData(response: response ?? (self.response as? HTTPURLResponse))
             if data == nil { removePartialFile() }
             await manager.onDelegateQueue { handler(data) }
-        } else if error != nil, location == nil {
-            removePartialFile()
+        } else if let failure = error, location == nil {
+            if let resumable = resumableFailure(failure, response: response ?? (self.response as? HTTPURLResponse)) {
+                error = resumable
+            } else {
+                removePartialFile()
+            }
         }
         await super.finish(response: response, error: error)
     }
+
+    /// A transfer that failed after part of a successful body was written (the connection was
+    /// lost, the server stopped sending, a timeout) keeps its partial file: the task completes
+    /// with the `URLError` carrying resume data under `NSURLSessionDownloadTaskResumeData`
+    /// (`URLSessionDownloadTaskResumeData` on Linux) in its user info (read it with
+    /// ``resumeData(from:)``), as URLSession does. `nil` for cancellation, other errors, error
+    /// statuses or an empty partial file.
+    private func resumableFailure(_ error: any Error, response: HTTPURLResponse?) -> URLError? {
+        guard let failure = error as? URLError, failure.code != .cancelled,
+              let size = (try? FileManager.default.attributesOfItem(atPath: partialFile.path)[.size] as? NSNumber)?.int64Value,
+              size > 0, let data = resumeData(response: response) else { return nil }
+        var userInfo = failure.userInfo
+        userInfo[Self.resumeDataKey] = data
+        return URLError(failure.code, userInfo: userInfo)
+    }
+
+    /// The resume data a failed download's error carries (see ``DownloadTask``), or `nil`.
+    /// Portable where `URLError.downloadTaskResumeData` is missing (swift-corelibs-foundation).
+    public static func resumeData(from error: any Error) -> Data? {
+        (error as? URLError)?.userInfo[resumeDataKey] as? Data
+    }
+
+    /// The user-info key of resume data in a download's error.
+    #if canImport(FoundationNetworking)
+    static let resumeDataKey = URLSessionDownloadTaskResumeData
+    #else
+    static let resumeDataKey = NSURLSessionDownloadTaskResumeData
+    #endif
 
     private func removePartialFile() {
         try? FileManager.default.removeItem(at: partialFile)

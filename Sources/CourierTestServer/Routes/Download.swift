@@ -16,6 +16,8 @@ import NIOCore
 ///   `md5` sends `Content-MD5` (RFC 1864) of the bytes in this response; `both` sends both.
 /// - `wrong_digest=1`: the digests describe other bytes (seed + 1), to test detection.
 /// - `rate`: bytes per second (default unthrottled), written in 10 pieces per second.
+/// - `abort_after`: close the connection once the body reaches this absolute offset (a response
+///   that starts at or after it is sent whole), to test resumption after a lost connection.
 enum DownloadRoutes {
     static func register(on router: Router<ServerContext>) {
         router.get("/download/:n") { request, context in
@@ -26,6 +28,7 @@ enum DownloadRoutes {
             let ignoreRange = ["1", "true", "yes"].contains(options.string("ignore_range") ?? "")
             let wrongDigest = ["1", "true", "yes"].contains(options.string("wrong_digest") ?? "")
             let digest = options.string("digest") ?? ""
+            let abortAfter = try options.int("abort_after", default: -1, in: -1...length)
             guard ["", "repr", "md5", "both"].contains(digest) else {
                 throw Responses.badRequest("digest must be repr, md5 or both")
             }
@@ -58,19 +61,25 @@ enum DownloadRoutes {
                 update(&hash, with: described, selected)
                 headers[contentMD5] = Data(hash.finalize()).base64EncodedString()
             }
-            let body = rate == 0
+            let abortAt = abortAfter > selected.lowerBound ? abortAfter : nil
+            let body = rate == 0 && abortAt == nil
                 ? RangeRoutes.body(content, selected)
                 : ResponseBody(contentLength: selected.count) { [selected] writer in
-                    let piece = max(1, rate / 10)
+                    let piece = rate == 0 ? contentBlockSize : max(1, rate / 10)
                     var position = selected.lowerBound
                     while position < selected.upperBound {
-                        let end = min(position + piece, selected.upperBound)
+                        let end = min(position + piece, selected.upperBound, abortAt ?? .max)
                         while position < end {
                             let buffer = content.slice(at: position, maxLength: end - position)
                             try await writer.write(buffer)
                             position += buffer.readableBytes
                         }
-                        if position < selected.upperBound { try await Task.sleep(for: .milliseconds(100)) }
+                        if position == abortAt {
+                            // Give the bytes time to leave before the connection is torn down.
+                            try await Task.sleep(for: .milliseconds(50))
+                            throw TimingRoutes.AbortConnection()
+                        }
+                        if rate > 0, position < selected.upperBound { try await Task.sleep(for: .milliseconds(100)) }
                     }
                     try await writer.finish(nil)
                 }

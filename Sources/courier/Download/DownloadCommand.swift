@@ -13,7 +13,8 @@ struct DownloadCommand: AsyncParsableCommand {
         discussion: """
         The body streams to the file (never held in memory). Progress goes to standard error: a \
         redrawn line on a terminal, plain lines every 0.5 s otherwise. Ctrl-C (SIGINT) or SIGTERM \
-        stops the download and keeps FILE.part and FILE.courier-resume; `--continue` resumes it \
+        stops the download and keeps FILE.part and FILE.courier-resume (so does a connection lost \
+        midway); `--continue` resumes it \
         with Range/If-Range, and starts over when the server cannot resume (no range support, or \
         the file changed). The finished file is checked against the size the server announced and \
         against Repr-Digest, Content-Digest or Content-MD5 when the server sends them.
@@ -67,9 +68,15 @@ struct DownloadCommand: AsyncParsableCommand {
                 throw CLIFailure(status: status, message: "stopped before any data arrived; nothing to resume")
             }
             throw CLIFailure(status: status, message: "stopped after \(kept) bytes; resume with: courier download \(url.absoluteString) -o \(files.output.path) --continue")
+        case .broken(let error, let kept):
+            throw CLIFailure(status: .network, message: "\(Self.describe(error)) after \(kept) bytes; resume with: courier download \(url.absoluteString) -o \(files.output.path) --continue")
         case .failed(let error):
-            throw CLIFailure(status: .network, message: (error as? URLError)?.localizedDescription ?? "\(error)")
+            throw CLIFailure(status: .network, message: Self.describe(error))
         }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        (error as? URLError)?.localizedDescription ?? "\(error)"
     }
 
     /// `text` as an absolute http(s) URL.

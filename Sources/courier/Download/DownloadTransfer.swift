@@ -17,6 +17,8 @@ struct DownloadTransfer {
         case httpError(HTTPURLResponse)
         /// A stop signal cancelled the task; `keptBytes` is `nil` when nothing could be kept.
         case stopped(signal: Int32, keptBytes: Int64?)
+        /// The transfer failed midway; its partial file and resume data were kept (`keptBytes`).
+        case broken(any Error, keptBytes: Int64)
         /// The transfer failed.
         case failed(any Error)
     }
@@ -93,6 +95,13 @@ struct DownloadTransfer {
         }
         if let error {
             display.abandon()
+            if let data = DownloadTask.resumeData(from: error) {
+                do {
+                    return .broken(error, keptBytes: try files.store(data))
+                } catch {
+                    return .failed(error)
+                }
+            }
             return .failed(error)
         }
         guard let http = response as? HTTPURLResponse else {

@@ -168,6 +168,24 @@ struct CLIDownloadTests {
         #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 300_000, seed: 15).sha256Hex)
     }
 
+    @Test func aLostConnectionKeepsResumeDataAndContinueFinishes() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("dropped.bin")
+        // The server closes the connection after 150 000 of 350 000 bytes (only for responses starting before that).
+        let path = "/download/350000?seed=16&abort_after=150000&digest=repr"
+        let broken = try await ChildProcess.run("courier", ["download", try await Self.url(path), "-o", file.path])
+        #expect(broken.status == 4, "\(broken.standardError)")
+        #expect(broken.standardError.contains("after 150000 bytes; resume with: courier download "), "\(broken.standardError)")
+        #expect(try Self.size(URL(fileURLWithPath: file.path + ".part")) == 150_000)
+        #expect(!Self.exists(file))
+
+        let resumed = try await ChildProcess.run("courier", ["download", try await Self.url(path), "-o", file.path, "--continue"])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 350_000, seed: 16).sha256Hex)
+        #expect(resumed.standardOutput.contains("verified size 350000, Repr-Digest sha-256"), "\(resumed.standardOutput)")
+    }
+
     @Test(arguments: [("repr", "Repr-Digest sha-256"), ("md5", "Content-MD5 md5")])
     func aDigestMismatchFailsAndKeepsTheFile(digest: String, named: String) async throws {
         let folder = try Self.directory()
