@@ -41,7 +41,10 @@ struct DownloadCommand: AsyncParsableCommand {
         var stored: DownloadResumeData?
         if resume {
             stored = try files.load()
-            if stored == nil {
+            if let stored, stored.url != url {
+                // The resume data names the URL after redirects, or the URL of an earlier command.
+                FileHandle.standardError.write(Data("courier: continuing \(stored.url.absoluteString), the URL recorded in \(files.resumeData.path)\n".utf8))
+            } else if stored == nil {
                 FileHandle.standardError.write(Data("courier: no resume data at \(files.resumeData.path); downloading from the start\n".utf8))
             }
         }

@@ -10,7 +10,8 @@ import Darwin
 /// convention).
 ///
 /// - On a terminal (both standard output and standard error are TTYs) it keeps one line redrawn in
-///   place with bytes, percentage, rate and ETA, at most `redrawInterval` apart (default 0.1 s).
+///   place with a 20-cell bar, bytes, percentage, rate and ETA, at most `redrawInterval` apart
+///   (default 0.1 s).
 /// - Otherwise (standard output redirected or piped, as in scripts and CI logs) it prints plain
 ///   lines: one at the first update, then one every `lineInterval` (default 0.5 s), and a final line.
 ///
@@ -95,7 +96,7 @@ final class ProgressDisplay: Sendable {
             state.snapshot = snapshot
             if let last = state.lastWrite, instant - last < interval { return }
             state.lastWrite = instant
-            write(render(ProgressLine.running(snapshot), &state))
+            write(render(running(snapshot), &state))
         }
     }
 
@@ -117,7 +118,7 @@ final class ProgressDisplay: Sendable {
             }
             write(Self.clearLine)
             output(line + "\n")
-            write(ProgressLine.running(snapshot))
+            write(running(snapshot))
         }
     }
 
@@ -142,6 +143,13 @@ final class ProgressDisplay: Sendable {
             state.finished = true
             if state.lineOnScreen { write("\n") }
         }
+    }
+
+    /// Width of the bar drawn on a terminal.
+    static let barWidth = 20
+
+    private func running(_ snapshot: TransferSnapshot) -> String {
+        ProgressLine.running(snapshot, barWidth: style == .redrawn ? Self.barWidth : nil)
     }
 
     /// The erase sequence for a redrawn line: carriage return, then "erase to end of line" (ANSI EL).

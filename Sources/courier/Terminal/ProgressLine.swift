@@ -67,12 +67,23 @@ enum ProgressLine {
         return Double(max(total - snapshot.completed, 0)) / rate
     }
 
+    /// A bar of `width` cells filled in proportion, e.g. "[########------------]" for 40% of 20;
+    /// `nil` when the total is unknown or zero.
+    static func bar(completed: Int64, total: Int64?, width: Int) -> String? {
+        guard let total, total > 0, width > 0 else { return nil }
+        let fraction = min(max(Double(completed) / Double(total), 0), 1)
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "]"
+    }
+
     /// The line shown while a transfer runs:
-    /// "[prefix  ]4.00 MiB / 10.0 MiB  40%  1.20 MiB/s  ETA 0:05", or without a known total
-    /// "[prefix  ]4.00 MiB  1.20 MiB/s".
-    static func running(_ snapshot: TransferSnapshot) -> String {
+    /// "[prefix  ][bar  ]4.00 MiB / 10.0 MiB  40%  1.20 MiB/s  ETA 0:05", or without a known total
+    /// "[prefix  ]4.00 MiB  1.20 MiB/s". The bar (see ``bar(completed:total:width:)``) is drawn
+    /// when `barWidth` is given (default `nil`: no bar) and the total is known.
+    static func running(_ snapshot: TransferSnapshot, barWidth: Int? = nil) -> String {
         var parts: [String] = []
         if let prefix = snapshot.prefix { parts.append(prefix) }
+        if let barWidth, let bar = bar(completed: snapshot.completed, total: snapshot.total, width: barWidth) { parts.append(bar) }
         if let total = snapshot.total, let percent = percentage(completed: snapshot.completed, total: total) {
             parts.append("\(bytes(snapshot.completed)) / \(bytes(total))")
             parts.append(percent)

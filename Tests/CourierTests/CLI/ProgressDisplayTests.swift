@@ -49,6 +49,16 @@ struct ProgressDisplayTests {
         #expect(ProgressLine.finished(done) == "10.0 MiB  100%  1.25 MiB/s  in 0:08")
     }
 
+    @Test("the terminal's bar fills in proportion and needs a known total")
+    func bar() {
+        #expect(ProgressLine.bar(completed: 40, total: 100, width: 10) == "[####------]")
+        #expect(ProgressLine.bar(completed: 0, total: 100, width: 4) == "[----]")
+        #expect(ProgressLine.bar(completed: 200, total: 100, width: 4) == "[####]")
+        #expect(ProgressLine.bar(completed: 5, total: nil, width: 4) == nil)
+        let snapshot = TransferSnapshot(completed: 512, total: 1024, elapsed: 1)
+        #expect(ProgressLine.running(snapshot, barWidth: 4) == "[##--]  512 B / 1.00 KiB  50%  512 B/s  ETA 0:01")
+    }
+
     @Test("plain lines: the first update at once, then at most one per interval, and a final line")
     func plainLines() {
         let clock = ManualInstant()
