@@ -48,8 +48,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let url = request.url
         let engineRequest: HTTPClient.Request
         let client: EngineClientPool.EngineClient
+        let fileRegions = FileRegionLease()
         do {
-            (engineRequest, client) = try makeEngineRequest(request)
+            (engineRequest, client) = try makeEngineRequest(request, fileRegions: fileRegions)
         } catch {
             throw TransportError.urlError(for: error, url: url)
         }
@@ -62,6 +63,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         let task = client.client.execute(request: engineRequest, delegate: delegate, deadline: nil)
         delegate.attach(task)
+        task.futureResult.whenComplete { _ in fileRegions.requestEnded() }
         if request.timeoutInterval > 0 {
             let watchdog = IdleTimeoutWatchdog(
                 timeout: .nanoseconds(Int64(request.timeoutInterval * 1_000_000_000)),
@@ -105,7 +107,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// The engine's request, and the client (connection pool) that must carry it.
-    private func makeEngineRequest(_ request: TransportRequest) throws -> (HTTPClient.Request, EngineClientPool.EngineClient) {
+    private func makeEngineRequest(
+        _ request: TransportRequest, fileRegions: FileRegionLease
+    ) throws -> (HTTPClient.Request, EngineClientPool.EngineClient) {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw URLError(.unsupportedURL, userInfo: [
                 NSURLErrorFailingURLErrorKey: request.url,
@@ -131,9 +135,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let body = request.body.map { body in
             let threadPool = self.threadPool
             let loop = clients.eventLoopGroup.any()
+            // Plain HTTP is always HTTP/1.1 on a bare socket: files can go with sendfile(2).
+            let lease = scheme == "http" ? fileRegions : nil
             return HTTPClient.Body.stream(contentLength: body.length) { writer in
                 loop.makeFutureWithTask {
-                    try await RequestBodyPump.pump(body, into: writer, threadPool: threadPool)
+                    try await RequestBodyPump.pump(body, into: writer, threadPool: threadPool, fileRegions: lease)
                 }
             }
         }

@@ -20,13 +20,22 @@ enum RequestBodyPump {
     /// The size of each chunk read from a file or a stream, and of each slice of in-memory data.
     static let chunkSize = 256 * 1024
 
+    /// The size of each file region handed to the socket when a file is sent with `sendfile(2)`.
+    static let fileRegionSize = 1 << 20
+
     /// Writes the whole body, in order, then returns.
+    /// - Parameter fileRegions: When given, a file goes to the socket as file regions
+    ///   (`sendfile(2)`, no copy through user space) whose handle the lease keeps open until the
+    ///   request ends. Only for plain-text connections: TLS must read the bytes to encrypt them.
     static func pump(
         _ body: RequestBody,
         into writer: HTTPClient.Body.StreamWriter,
-        threadPool: NIOThreadPool
+        threadPool: NIOThreadPool,
+        fileRegions: FileRegionLease? = nil
     ) async throws {
         switch body.source {
+        case .file(let url) where fileRegions != nil:
+            if let fileRegions { try await pumpFileRegions(url, into: writer, lease: fileRegions) }
         case .data(let data):
             var offset = data.startIndex
             while offset < data.endIndex {
@@ -43,6 +52,25 @@ enum RequestBodyPump {
                 guard !chunk.isEmpty else { return }
                 try await writer.write(.byteBuffer(ByteBuffer(data: chunk))).get()
             }
+        }
+    }
+
+    /// Sends a file as consecutive file regions, the next queued only once the writer accepts
+    /// more (the channel is writable), so nothing is read ahead of the socket and no bytes are
+    /// copied through user space.
+    private static func pumpFileRegions(_ url: URL, into writer: HTTPClient.Body.StreamWriter, lease: FileRegionLease) async throws {
+        let length = Int(try FileBodyInfo.length(of: url))
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw URLError(.noPermissionsToReadFile, userInfo: [NSURLErrorFailingURLErrorKey: url])
+        }
+        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: descriptor)
+        lease.keep(handle)
+        var offset = 0
+        while offset < length {
+            let end = min(offset + fileRegionSize, length)
+            try await writer.write(.fileRegion(FileRegion(fileHandle: handle, readerIndex: offset, endIndex: end))).get()
+            offset = end
         }
     }
 
