@@ -40,6 +40,26 @@ struct CLIDownloadTests {
         #expect(!Self.exists(folder.appendingPathComponent("blob.bin.courier-resume")))
     }
 
+    @Test func aLargeDownloadStreamsToDiskWithSmallMemory() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("large.bin")
+        let size = 256 << 20
+        let child = try ChildProcess("courier", ["download", try await Self.url("/download/\(size)?seed=17"), "-o", file.path])
+        // VmHWM is the child's peak resident size so far; the last reading before it exits is the peak.
+        var peakKiB = 0
+        while let status = try? String(contentsOfFile: "/proc/\(child.processIdentifier)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
+            peakKiB = max(peakKiB, Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let outcome = try await child.finish()
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(try Self.size(file) == size)
+        #expect(peakKiB > 0, "the child's memory was never read")
+        #expect(peakKiB < 128 * 1024, "courier peaked at \(peakKiB / 1024) MiB for a \(size >> 20) MiB download")
+    }
+
     @Test func progressWithoutATerminalIsPlainPeriodicLines() async throws {
         let folder = try Self.directory()
         defer { try? FileManager.default.removeItem(at: folder) }

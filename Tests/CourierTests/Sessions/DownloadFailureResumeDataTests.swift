@@ -17,7 +17,7 @@ struct DownloadFailureResumeDataTests {
         let first = manager.downloadTask(with: try await SessionFixtures.request(path), destination: { _, _ in SessionFixtures.destination() }, completionHandler: nil)
         let failure = await #expect(throws: URLError.self) { try await first.value }
         #expect(failure?.code == .networkConnectionLost)
-        let data = try #require(try failure.flatMap(DownloadTask.resumeData(from:)))
+        let data = try #require(failure.flatMap(DownloadTask.resumeData(from:)))
         let resume = try DownloadResumeData(data: data)
         #expect(resume.resumption.offset == 120_000)
         #expect(resume.resumption.entityTag == "\"download-41-300000\"")

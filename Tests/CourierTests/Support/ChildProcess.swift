@@ -79,6 +79,9 @@ final class ChildProcess: Sendable {
         }
     }
 
+    /// The child's process ID (for reading /proc/PID while it runs).
+    var processIdentifier: Int32 { process.processIdentifier }
+
     /// Sends `signal` (SIGINT, SIGTERM, ...) to the child.
     func send(_ signal: Int32) {
         kill(process.processIdentifier, signal)
