@@ -19,16 +19,16 @@ struct CLIBatchTests {
     @Test func severalDownloadsTwoAtATimeAllMatch() async throws {
         let folder = try Self.directory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        // Two slow downloads (about 1.5 s each) among fast ones. Two at a time, the third line
-        // starts as soon as the second ends, but the fourth waits for the first to end: so the
-        // results come in the order 2, 1 then 4 (one at a time would finish 1 first; three at a
-        // time would finish 4 before 1).
+        // Two slow downloads (1 s and 2 s) among fast ones. Two at a time, the third line starts
+        // as soon as the second ends, and the fourth waits for the first to end (the third takes a
+        // second longer): so the results come in the order 2, 1 then 4 (one at a time would finish
+        // 1 first; three at a time would finish 4 before 1).
         let list = """
         # five downloads; three name their output
-        \(try await Self.url("/download/300000?seed=23&rate=200000"))\tnested/slow.bin
+        \(try await Self.url("/download/300000?seed=23&rate=300000"))\tnested/slow.bin
         \(try await Self.url("/bytes/50000?seed=21"))
 
-        \(try await Self.url("/download/240000?seed=24&rate=160000"))\tslow2.bin
+        \(try await Self.url("/download/240000?seed=24&rate=120000"))\tslow2.bin
         \(try await Self.url("/range/1000"))
         \(try await Self.url("/bytes/70000?seed=22"))\tnamed.bin
         """
