@@ -35,11 +35,13 @@ struct DownloadFailureResumeDataTests {
     }
 
     @Test func failuresWithNothingToContinueCarryNoResumeData() async throws {
-        let manager = SessionFixtures.manager()
-        // An error status: the body is not the resource.
-        let notFound = manager.downloadTask(with: try await SessionFixtures.request("/status/404"), destination: { _, _ in SessionFixtures.destination() }, completionHandler: nil)
-        _ = try? await notFound.value
-        #expect(notFound.error.flatMap(DownloadTask.resumeData(from:)) == nil)
+        let manager = SessionFixtures.manager { $0.timeoutIntervalForRequest = 0.5 }
+        // A response whose body never starts: it times out with nothing on disk to continue.
+        let idle = manager.downloadTask(with: try await SessionFixtures.request("/slow-body/1000?delay=5"), destination: { _, _ in SessionFixtures.destination() }, completionHandler: nil)
+        let timedOut = await #expect(throws: URLError.self) { try await idle.value }
+        #expect(timedOut?.code == .timedOut)
+        #expect((idle.response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(timedOut.flatMap(DownloadTask.resumeData(from:)) == nil)
         // No response at all.
         var refused = URLRequest(url: try #require(URL(string: "http://127.0.0.1:1/nothing")))
         refused.timeoutInterval = 5
