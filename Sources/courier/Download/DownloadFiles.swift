@@ -56,7 +56,8 @@ struct DownloadFiles {
         }
     }
 
-    /// Removes the partial file and the resume data (after a finished download).
+    /// Removes the partial file and the resume data (after a finished download, or a stop before
+    /// any byte of the body arrived).
     func removeLeftovers() {
         try? FileManager.default.removeItem(at: partial)
         try? FileManager.default.removeItem(at: resumeData)

@@ -64,6 +64,12 @@ struct DownloadTransfer {
         }
         let signals = StopSignals { _ in cancel() }
         defer { signals.restore() }
+        // Printed once Ctrl-C is handled, so that scripts (and tests) know from here on it keeps resume data.
+        if let resume {
+            display.printLine("continuing \(resume.url.absoluteString) after \(resume.resumption.offset) bytes into \(files.output.path)")
+        } else {
+            display.printLine("downloading \(request.url?.absoluteString ?? "") into \(files.output.path)")
+        }
         let (response, error): (URLResponse?, (any Error)?) = try await withCheckedThrowingContinuation { continuation in
             let completion: DownloadTask.CompletionHandler = { response, _, error in
                 continuation.resume(returning: (response, error))
@@ -88,9 +94,16 @@ struct DownloadTransfer {
         if let signal = signals.received {
             display.abandon()
             switch stored.withLock({ $0 }) {
-            case .success(let kept)?: return .stopped(signal: signal, keptBytes: kept)
-            case .failure(let error)?: return .failed(error)
-            case nil: return .stopped(signal: signal, keptBytes: nil)
+            case .success(let kept)? where kept > 0:
+                return .stopped(signal: signal, keptBytes: kept)
+            case .success?:
+                // A response but no byte of its body yet: nothing worth continuing.
+                files.removeLeftovers()
+                return .stopped(signal: signal, keptBytes: nil)
+            case .failure(let error)?:
+                return .failed(error)
+            case nil:
+                return .stopped(signal: signal, keptBytes: nil)
             }
         }
         if let error {

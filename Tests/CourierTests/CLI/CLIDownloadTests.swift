@@ -78,6 +78,7 @@ struct CLIDownloadTests {
     /// Starts a throttled download, stops it with `signal` once progress shows, and checks what it left.
     static func interrupt(_ path: String, with signal: Int32, file: URL) async throws -> ChildProcess.Outcome {
         let child = try ChildProcess("courier", ["download", try await url(path), "-o", file.path])
+        try await child.waitFor("downloading \(try await url(path)) into \(file.path)")
         try await child.waitFor("ETA ")
         try await Task.sleep(for: .milliseconds(300))
         child.send(signal)
@@ -107,6 +108,7 @@ struct CLIDownloadTests {
         let before = server.requestLog.count
         let resumed = try await ChildProcess.run("courier", ["download", try await Self.url(path), "-o", file.path, "--continue"])
         #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(resumed.standardError.contains("continuing \(try await Self.url(path)) after \(kept) bytes into \(file.path)"), "\(resumed.standardError)")
         #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 600_000, seed: 11).sha256Hex)
         // Content-MD5 of a 206 covers the resumed part only; Repr-Digest the whole file.
         #expect(resumed.standardOutput.contains("verified size 600000, Repr-Digest sha-256, Content-MD5 md5"), "\(resumed.standardOutput)")
@@ -116,6 +118,23 @@ struct CLIDownloadTests {
         #expect(ranged.header("if-range") == "\"download-11-600000\"")
         #expect(!Self.exists(URL(fileURLWithPath: file.path + ".part")))
         #expect(!Self.exists(URL(fileURLWithPath: file.path + ".courier-resume")))
+    }
+
+    @Test func stoppingBeforeAnyDataLeavesNothingToResume() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("early.bin")
+        // The head comes at once, the body only after 10 s.
+        let child = try ChildProcess("courier", ["download", try await Self.url("/slow-body/1000?delay=10"), "-o", file.path])
+        try await child.waitFor("downloading ")
+        try await Task.sleep(for: .milliseconds(200))
+        child.send(SIGINT)
+        let outcome = try await child.finish(timeout: .seconds(20))
+        #expect(!outcome.terminatedBySignal)
+        #expect(outcome.status == 130, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("stopped before any data arrived; nothing to resume"), "\(outcome.standardError)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(left.isEmpty, "left behind: \(left)")
     }
 
     @Test func sigtermAlsoLeavesResumeData() async throws {
