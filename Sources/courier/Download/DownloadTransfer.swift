@@ -91,7 +91,8 @@ struct DownloadTransfer {
         }
         try? FileManager.default.removeItem(at: errorBody)
 
-        if let signal = signals.received {
+        // A signal that came after the task had completed changes nothing.
+        if let signal = signals.received, error != nil {
             display.abandon()
             switch stored.withLock({ $0 }) {
             case .success(let kept)? where kept > 0:
