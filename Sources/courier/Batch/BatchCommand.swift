@@ -98,7 +98,7 @@ struct BatchRun {
             var request = URLRequest(url: entry.url)
             request.timeoutInterval = timeout
             let record: @Sendable (HTTPRequestOperation, (any Error)?) -> Void = { operation, error in
-                let seconds = starts.withLock { $0[ObjectIdentifier(operation)] }.map { Self.seconds(.now - $0) } ?? 0
+                let seconds = starts.withLock { $0[ObjectIdentifier(operation)] }.map { (ContinuousClock.now - $0).inSeconds } ?? 0
                 let status = operation.response?.statusCode
                 var failure: String?
                 if let error {
@@ -143,10 +143,5 @@ struct BatchRun {
 
     private static func describe(_ error: any Error) -> String {
         (error as? URLError)?.localizedDescription ?? "\(error)"
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (whole, fraction) = duration.components
-        return Double(whole) + Double(fraction) / 1e18
     }
 }
