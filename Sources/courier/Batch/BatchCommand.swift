@@ -98,7 +98,7 @@ struct BatchRun {
             var request = URLRequest(url: entry.url)
             request.timeoutInterval = timeout
             let record: @Sendable (HTTPRequestOperation, (any Error)?) -> Void = { operation, error in
-                let seconds = starts.withLock { $0[ObjectIdentifier(operation)] }.map { (ContinuousClock.now - $0).inSeconds } ?? 0
+                let seconds = starts.withLock { $0[ObjectIdentifier(operation)] }.map { (ContinuousClock.now - $0).seconds } ?? 0
                 let status = operation.response?.statusCode
                 var failure: String?
                 if let error {

@@ -92,7 +92,7 @@ final class ProgressDisplay: Sendable {
             let instant = now()
             let started = state.started ?? instant
             state.started = started
-            let snapshot = TransferSnapshot(completed: completed, total: total, baseline: state.baseline, elapsed: (instant - started).inSeconds, prefix: prefix)
+            let snapshot = TransferSnapshot(completed: completed, total: total, baseline: state.baseline, elapsed: (instant - started).seconds, prefix: prefix)
             state.snapshot = snapshot
             if let last = state.lastWrite, instant - last < interval { return }
             state.lastWrite = instant
@@ -129,7 +129,7 @@ final class ProgressDisplay: Sendable {
         state.withLock { state in
             guard !state.finished, var snapshot = state.snapshot, let started = state.started else { return }
             state.finished = true
-            snapshot.elapsed = (now() - started).inSeconds
+            snapshot.elapsed = (now() - started).seconds
             if let prefix { snapshot.prefix = prefix }
             write(render(ProgressLine.finished(snapshot), &state) + (style == .redrawn ? "\n" : ""))
         }
