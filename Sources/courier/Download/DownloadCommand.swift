@@ -38,6 +38,11 @@ struct DownloadCommand: AsyncParsableCommand {
     func run() async throws {
         let url = try DownloadCommand.httpURL(url)
         let files = DownloadFiles(output: output, url: url)
+        var isDirectory: ObjCBool = false
+        let folder = files.output.deletingLastPathComponent()
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw CLIFailure.usage("the directory \(folder.path) does not exist")
+        }
         var stored: DownloadResumeData?
         if resume {
             stored = try files.load()

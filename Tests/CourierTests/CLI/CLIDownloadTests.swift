@@ -249,5 +249,8 @@ struct CLIDownloadTests {
         let usage = try await ChildProcess.run("courier", ["download", "ftp://example.com/x"])
         #expect(usage.status == 2)
         #expect(usage.standardError.contains("not an http or https URL"))
+        let nowhere = try await ChildProcess.run("courier", ["download", try await Self.url("/bytes/10"), "-o", folder.appendingPathComponent("no/such/dir/x").path])
+        #expect(nowhere.status == 2)
+        #expect(nowhere.standardError.contains("no/such/dir does not exist"), "\(nowhere.standardError)")
     }
 }
