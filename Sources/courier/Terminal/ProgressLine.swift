@@ -39,9 +39,10 @@ enum ProgressLine {
     }
 
     /// A duration as "m:ss", or "h:mm:ss" from an hour; "--:--" when unknown or absurd (over 99 hours).
-    static func duration(_ seconds: Double?) -> String {
+    /// Fractions round to the nearest second by default; ETAs pass `.up` (never promise too early).
+    static func duration(_ seconds: Double?, rounding rule: FloatingPointRoundingRule = .toNearestOrAwayFromZero) -> String {
         guard let seconds, seconds.isFinite, seconds >= 0, seconds < 99 * 3600 else { return "--:--" }
-        let whole = Int(seconds.rounded(.up))
+        let whole = Int(seconds.rounded(rule))
         let (hours, minutes, secs) = (whole / 3600, (whole % 3600) / 60, whole % 60)
         let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
         return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(secs))" : "\(minutes):\(twoDigits(secs))"
@@ -88,7 +89,7 @@ enum ProgressLine {
             parts.append("\(bytes(snapshot.completed)) / \(bytes(total))")
             parts.append(percent)
             parts.append(rate(bytesPerSecond(snapshot)))
-            parts.append("ETA \(duration(secondsRemaining(snapshot)))")
+            parts.append("ETA \(duration(secondsRemaining(snapshot), rounding: .up))")
         } else {
             parts.append(bytes(snapshot.completed))
             parts.append(rate(bytesPerSecond(snapshot)))
