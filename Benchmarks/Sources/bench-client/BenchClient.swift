@@ -3,6 +3,7 @@ import Foundation
 /// One measurement in its own process, for `scripts/bench-compare`:
 ///
 ///     bench-client --library courier-session|courier-async|courier-operation|ahc|urlsession
+///                            (or courier-exchange|courier-transport: Courier's lower layers, GETs only)
 ///                  --workload get|download|download-file|upload|upload-multipart
 ///                  --url URL [--count N] [--concurrency C] [--file PATH] [--warmup N]
 ///
@@ -31,6 +32,8 @@ enum BenchClient {
         case "courier-session": return CourierSessionClient(style: .blocks)
         case "courier-async": return CourierSessionClient(style: .async)
         case "courier-operation": return CourierOperationClient()
+        case "courier-exchange": return CourierLayerClient(layer: .exchange)
+        case "courier-transport": return CourierLayerClient(layer: .transport)
         case "ahc": return AsyncHTTPClientClient()
         case "urlsession": return FoundationSessionClient()
         default: throw BenchUsageError("unknown --library \(library)")

@@ -1,0 +1,45 @@
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Courier's lower layers on their own, to see what each costs: one `Exchange` per request
+/// (memory sink) or the bare transport (`send`, then the body collected).
+final class CourierLayerClient: BenchLibraryClient {
+    enum Layer { case exchange, transport }
+
+    private let transport = AsyncHTTPClientTransport()
+    private let layer: Layer
+
+    init(layer: Layer) {
+        self.layer = layer
+    }
+
+    func get(_ url: URL) async throws -> Int {
+        switch layer {
+        case .exchange:
+            let result = try await Exchange(request: URLRequest(url: url), configuration: ExchangeConfiguration(transport: transport)).result()
+            return result.data?.count ?? 0
+        case .transport:
+            let response = try await transport.send(TransportRequest(url: url))
+            return try await response.body.collect().count
+        }
+    }
+
+    func downloadDiscarding(_ url: URL) async throws -> Int {
+        throw BenchUsageError("the layer clients measure GETs only")
+    }
+
+    func download(_ url: URL, to file: URL) async throws -> Int {
+        throw BenchUsageError("the layer clients measure GETs only")
+    }
+
+    func upload(_ file: URL, to url: URL) async throws -> Int {
+        throw BenchUsageError("the layer clients measure GETs only")
+    }
+
+    func shutdown() async throws {
+        try await transport.shutdown()
+    }
+}
