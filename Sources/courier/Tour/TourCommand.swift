@@ -35,8 +35,3 @@ struct TourCommand: AsyncParsableCommand {
         print("All \(outcome.steps) steps behaved as expected in \(seconds).")
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
