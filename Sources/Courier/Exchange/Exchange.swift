@@ -31,7 +31,13 @@ public final class Exchange: Sendable {
         var response: HTTPURLResponse?
         var sent = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: -1)
         var received = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: -1)
+        /// The running task; `nil` once it has finished (see `finished`).
         var task: Task<ExchangeResult, any Error>?
+        /// The outcome once the task has finished. A `.stream` result's body refers back to this
+        /// exchange, so it is kept only until a caller of `result()` has it: holding it (or the
+        /// finished task, which keeps its value) longer would be a reference cycle, one leaked
+        /// exchange per request.
+        var finished: Result<ExchangeResult, any Error>?
         var body: ResponseBodyStream?
         var metrics = ExchangeMetrics(fetchStart: Date())
     }
@@ -84,9 +90,16 @@ public final class Exchange: Sendable {
                 ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: nil)
             }
             configuration.completion?(outcome)
+            live.withLock { state in
+                state.task = nil
+                state.finished = outcome
+            }
             return try outcome.get()
         }
-        live.withLock { $0.task = task }
+        live.withLock { state in
+            // A task that already finished has stored its outcome; keeping it would keep its value.
+            if state.finished == nil { state.task = task }
+        }
         // A cancel() that raced with start() found no task to cancel.
         if phase == .cancelled { task.cancel() }
     }
@@ -95,13 +108,33 @@ public final class Exchange: Sendable {
     /// cancels the exchange.
     public func result() async throws -> ExchangeResult {
         start()
-        guard let task = live.withLock({ $0.task }) else {
+        let (task, finished) = live.withLock { ($0.task, $0.finished) }
+        let outcome: Result<ExchangeResult, any Error>
+        if let task {
+            outcome = await withTaskCancellationHandler {
+                await task.result
+            } onCancel: {
+                self.cancel()
+            }
+        } else if let finished {
+            outcome = finished
+        } else {
             throw cancelledError()
         }
-        return try await withTaskCancellationHandler {
-            try await task.value
-        } onCancel: {
-            self.cancel()
+        releaseStreamedBody()
+        return try outcome.get()
+    }
+
+    /// Drops the stored outcome's body (a caller has it now), which ends the reference cycle
+    /// exchange → outcome → body → exchange. Later callers get the result without a body.
+    private func releaseStreamedBody() {
+        live.withLock { state in
+            guard case .success(let result)? = state.finished, result.body != nil else { return }
+            state.finished = .success(ExchangeResult(
+                request: result.request, response: result.response, data: result.data, body: nil,
+                bytesReceived: result.bytesReceived, redirectCount: result.redirectCount,
+                resumption: result.resumption, metrics: result.metrics
+            ))
         }
     }
 
