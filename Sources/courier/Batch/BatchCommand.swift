@@ -16,8 +16,9 @@ struct BatchCommand: AsyncParsableCommand {
         ignored. The downloads run as HTTPRequestOperations on an OperationQueue (grouped with \
         batch(of:progress:completion:)), each body streamed to its file. Progress (files done and \
         bytes) goes to standard error; one result line per file as it finishes and a summary \
-        table go to standard output. A download fails on a network error or an HTTP status >= 400; \
-        its output file is removed.
+        table go to standard output. A download fails on a network error or an HTTP status >= 400 \
+        (its output file is removed), or when the file does not match the size or the digests \
+        (Repr-Digest, Content-Digest, Content-MD5) the server announced (the file is kept).
         Exit codes: 0 all downloaded, 2 usage error (a malformed line is named by its number), \
         6 at least one download failed.
         """
@@ -101,6 +102,7 @@ struct BatchRun {
                 let seconds = starts.withLock { $0[ObjectIdentifier(operation)] }.map { (ContinuousClock.now - $0).seconds } ?? 0
                 let status = operation.response?.statusCode
                 var failure: String?
+                var kept = false
                 if let error {
                     if let status, status >= 400 {
                         failure = "HTTP \(status)"
@@ -108,10 +110,20 @@ struct BatchRun {
                         failure = Self.describe(error)
                     }
                     try? FileManager.default.removeItem(at: entry.output)
+                } else if let response = operation.response {
+                    // The same checks as `courier download`: size, Repr-Digest, Content-Digest, Content-MD5.
+                    do {
+                        _ = try IntegrityCheck(response: response).verify(entry.output)
+                    } catch let mismatch as IntegrityCheck.Mismatch {
+                        failure = "failed verification: \(mismatch.message) (file kept)"
+                        kept = true
+                    } catch {
+                        failure = Self.describe(error)
+                    }
                 }
-                let size = failure == nil ? ((try? IntegrityCheck.size(of: entry.output)) ?? 0) : 0
+                let size = failure == nil || kept ? ((try? IntegrityCheck.size(of: entry.output)) ?? 0) : 0
                 let result = BatchResult(url: entry.url, status: status, bytes: size, seconds: seconds,
-                                         output: failure == nil ? entry.output : nil, failure: failure)
+                                         output: failure == nil || kept ? entry.output : nil, failure: failure)
                 let done = results.withLock { results in
                     results[index] = result
                     return results.count

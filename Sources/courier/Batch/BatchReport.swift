@@ -9,7 +9,8 @@ struct BatchResult: Equatable, Sendable {
     let bytes: Int64
     /// Seconds from the operation's start to its end.
     let seconds: Double
-    /// The file written, or `nil` when the download failed (failed outputs are removed).
+    /// The file written, or `nil` when the download failed (failed outputs are removed, except
+    /// files that failed verification, kept for inspection).
     let output: URL?
     /// Why it failed, or `nil` on success.
     let failure: String?
@@ -30,7 +31,7 @@ enum BatchReport {
     }
 
     /// The summary: a table with URL, STATUS, BYTES, TIME and OUTPUT columns (status "error" when no
-    /// response arrived, output "-" for failures), then "N of M downloads succeeded[, K failed]".
+    /// response arrived, output "-" when nothing was kept), then "N of M downloads succeeded[, K failed]".
     static func table(_ results: [BatchResult]) -> String {
         let header = ["URL", "STATUS", "BYTES", "TIME", "OUTPUT"]
         let rows = results.map { result in

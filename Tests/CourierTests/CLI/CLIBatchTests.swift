@@ -73,14 +73,20 @@ struct CLIBatchTests {
         \(try await Self.url("/bytes/20000?seed=31"))\tgood.bin
         \(try await Self.url("/status/404"))\tmissing.bin
         http://127.0.0.1:1/refused\trefused.bin
+        \(try await Self.url("/download/30000?seed=32&digest=repr&wrong_digest=1"))\ttampered.bin
         """
         let listFile = folder.appendingPathComponent("list.txt")
         try list.write(to: listFile, atomically: true, encoding: .utf8)
         let outcome = try await ChildProcess.run("courier", ["batch", listFile.path, "--concurrency", "2", "--output-dir", folder.path])
         #expect(outcome.status == 6, "\(outcome.standardError)\n\(outcome.standardOutput)")
-        #expect(outcome.standardError.contains("2 of 3 downloads failed"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("3 of 4 downloads failed"), "\(outcome.standardError)")
         let stdout = outcome.standardOutput
-        #expect(stdout.contains("1 of 3 downloads succeeded, 2 failed"), "\(stdout)")
+        #expect(stdout.contains("1 of 4 downloads succeeded, 3 failed"), "\(stdout)")
+        #expect(stdout.contains("FAIL  200  \(try await Self.url("/download/30000?seed=32&digest=repr&wrong_digest=1")): failed verification: Repr-Digest sha-256 is "), "\(stdout)")
+        let tampered = folder.appendingPathComponent("tampered.bin")
+        #expect(try sha256Hex(ofFile: tampered) == TestPayload.bytes(count: 30_000, seed: 32).sha256Hex, "kept for inspection")
+        let tamperedRow = try #require(stdout.split(separator: "\n").first { $0.contains("wrong_digest") && !$0.hasPrefix("FAIL") })
+        #expect(tamperedRow.contains(" 200 ") && tamperedRow.contains(" 30000 ") && tamperedRow.hasSuffix(tampered.path), "\(tamperedRow)")
         #expect(stdout.contains("FAIL  404  "), "\(stdout)")
         #expect(stdout.contains("FAIL  ---  http://127.0.0.1:1/refused: "), "\(stdout)")
         let rows = stdout.split(separator: "\n")
