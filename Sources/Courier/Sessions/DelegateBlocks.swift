@@ -20,6 +20,13 @@ struct DelegateBlocks: Sendable {
     var downloadTaskDidFinishDownloading: URLSessionManager.DownloadTaskDidFinishDownloadingBlock?
     var downloadTaskDidWriteData: URLSessionManager.DownloadTaskDidWriteDataBlock?
     var downloadTaskDidResume: URLSessionManager.DownloadTaskDidResumeBlock?
+
+    /// Whether a block is set that the delegate queue runs asynchronously, once per transfer event
+    /// (so a task's completion must queue behind them).
+    var queuesTransferEvents: Bool {
+        taskDidSendBodyData != nil || dataTaskDidReceiveData != nil
+            || downloadTaskDidWriteData != nil || downloadTaskDidResume != nil
+    }
 }
 
 extension URLSessionManager {

@@ -200,6 +200,11 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     // MARK: Running
 
+    /// Whether the task has a per-task progress block (run on the delegate queue).
+    var hasProgressBlocks: Bool {
+        shared.withLock { $0.uploadBlock != nil || $0.downloadBlock != nil }
+    }
+
     func setProgressBlocks(upload: URLSessionManager.ProgressBlock?, download: URLSessionManager.ProgressBlock?) {
         shared.withLock { state in
             state.uploadBlock = upload

@@ -233,11 +233,19 @@ open class URLSessionManager: @unchecked Sendable {
     /// handler (queued on the completion queue from the delegate queue, so it follows them).
     func taskDidComplete(_ task: SessionTask, metrics: SessionTaskMetrics?, error: (any Error)?,
                          deliverCompletion: @escaping @Sendable () -> Void) async {
-        let (metricsBlock, completeBlock) = blocks.withLock { ($0.taskDidFinishCollectingMetrics, $0.taskDidComplete) }
-        await onDelegateQueue { [self] in
-            if let metrics { metricsBlock?(self, task, metrics) }
-            completeBlock?(self, task, error)
+        let (metricsBlock, completeBlock, queuesTransferEvents) = blocks.withLock {
+            ($0.taskDidFinishCollectingMetrics, $0.taskDidComplete, $0.queuesTransferEvents)
+        }
+        if metricsBlock == nil, completeBlock == nil, !queuesTransferEvents, !task.hasProgressBlocks {
+            // Nothing of this task waits on the delegate queue and nothing would run there now:
+            // the completion goes straight to the completion queue (two thread hops fewer).
             deliverCompletion()
+        } else {
+            await onDelegateQueue { [self] in
+                if let metrics { metricsBlock?(self, task, metrics) }
+                completeBlock?(self, task, error)
+                deliverCompletion()
+            }
         }
         unregister(task)
     }
