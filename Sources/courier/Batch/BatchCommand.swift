@@ -19,8 +19,10 @@ struct BatchCommand: AsyncParsableCommand {
         table go to standard output. A download fails on a network error or an HTTP status >= 400 \
         (its output file is removed), or when the file does not match the size or the digests \
         (Repr-Digest, Content-Digest, Content-MD5) the server announced (the file is kept).
+        Ctrl-C (SIGINT) or SIGTERM cancels the downloads still running or queued and prints the \
+        summary.
         Exit codes: 0 all downloaded, 2 usage error (a malformed line is named by its number), \
-        6 at least one download failed.
+        6 at least one download failed, 130 stopped by SIGINT, 143 stopped by SIGTERM.
         """
     )
 
@@ -60,9 +62,13 @@ struct BatchCommand: AsyncParsableCommand {
             throw CLIFailure.usage("cannot create the output directory: \(error.localizedDescription)")
         }
 
-        let results = await BatchRun(entries: batch.entries, concurrency: concurrency, timeout: timeout).run()
+        let (results, signal) = await BatchRun(entries: batch.entries, concurrency: concurrency, timeout: timeout).run()
         print(BatchReport.table(results))
         let failed = results.filter { !$0.succeeded }.count
+        if let signal {
+            throw CLIFailure(status: signal == SIGTERM ? .terminated : .interrupted,
+                             message: "stopped; \(results.count - failed) of \(results.count) downloads had finished")
+        }
         if failed > 0 {
             throw CLIFailure(status: .batchFailed, message: "\(failed) of \(results.count) downloads failed")
         }
@@ -75,8 +81,9 @@ struct BatchRun {
     let concurrency: Int
     let timeout: TimeInterval
 
-    /// Runs every download and returns the results in file order.
-    func run() async -> [BatchResult] {
+    /// Runs every download and returns the results in file order, and the stop signal (SIGINT or
+    /// SIGTERM) that cancelled the rest, if one came.
+    func run() async -> (results: [BatchResult], stoppedBy: Int32?) {
         let manager = HTTPRequestOperationManager()
         manager.responseSerializer = HTTPResponseSerializer()
         manager.completionQueue = DispatchQueue(label: "courier.batch.completion")
@@ -89,6 +96,12 @@ struct BatchRun {
         let results = Mutex<[Int: BatchResult]>([:])
         let starts = Mutex<[ObjectIdentifier: ContinuousClock.Instant]>([:])
         let prefix = { @Sendable in "\(finished.load(ordering: .relaxed))/\(total) files" }
+        // Ctrl-C or SIGTERM cancels every download still queued or running (not the batch's final
+        // operation, which must run for the summary to follow).
+        let downloads = Mutex<[HTTPRequestOperation]>([])
+        let cancelDownloads: @Sendable () -> Void = { for operation in downloads.withLock({ $0 }) { operation.cancel() } }
+        let signals = StopSignals { _ in cancelDownloads() }
+        defer { signals.restore() }
         let startObserver = NotificationCenter.default.addObserver(forName: .courierOperationDidStart, object: nil, queue: nil) { note in
             guard let operation = note.object as? URLConnectionOperation else { return }
             starts.withLock { $0[ObjectIdentifier(operation)] = .now }
@@ -106,6 +119,8 @@ struct BatchRun {
                 if let error {
                     if let status, status >= 400 {
                         failure = "HTTP \(status)"
+                    } else if signals.received != nil, (error as? URLError)?.code == .cancelled {
+                        failure = "stopped"
                     } else {
                         failure = Self.describe(error)
                     }
@@ -141,6 +156,7 @@ struct BatchRun {
             return operation
         }
 
+        downloads.withLock { $0 = operations }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let all = URLConnectionOperation.batch(of: operations, progress: { _, _ in
                 display.update(completed: bytes.load(ordering: .relaxed), total: nil, prefix: prefix())
@@ -148,9 +164,13 @@ struct BatchRun {
                 continuation.resume()
             })
             manager.operationQueue.addOperations(all, waitUntilFinished: false)
+            if signals.received != nil { cancelDownloads() }   // a signal that came before the operations existed
         }
-        display.finish(prefix: prefix())
-        return results.withLock { results in entries.indices.map { results[$0] ?? BatchResult(url: entries[$0].url, status: nil, bytes: 0, seconds: 0, output: nil, failure: "did not run") } }
+        if signals.received != nil { display.abandon() } else { display.finish(prefix: prefix()) }
+        let ordered = results.withLock { results in
+            entries.indices.map { results[$0] ?? BatchResult(url: entries[$0].url, status: nil, bytes: 0, seconds: 0, output: nil, failure: "did not run") }
+        }
+        return (ordered, signals.received)
     }
 
     private static func describe(_ error: any Error) -> String {

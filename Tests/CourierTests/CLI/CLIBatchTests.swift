@@ -1,6 +1,9 @@
 import CourierTestServer
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `courier batch` run as a child process against the in-process test server: several downloads
 /// two at a time with every file checked, a batch with failures, and a malformed list.
@@ -97,6 +100,30 @@ struct CLIBatchTests {
         #expect(try sha256Hex(ofFile: folder.appendingPathComponent("good.bin")) == TestPayload.bytes(count: 20_000, seed: 31).sha256Hex)
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("missing.bin").path))
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("refused.bin").path))
+    }
+
+    @Test func ctrlCCancelsTheRestAndPrintsTheSummary() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Two downloads of about 5 s each, one at a time.
+        let list = """
+        \(try await Self.url("/download/500000?seed=33&rate=100000"))\tfirst.bin
+        \(try await Self.url("/download/500000?seed=34&rate=100000"))\tsecond.bin
+        """
+        let listFile = folder.appendingPathComponent("list.txt")
+        try list.write(to: listFile, atomically: true, encoding: .utf8)
+        let child = try ChildProcess("courier", ["batch", listFile.path, "--concurrency", "1", "--output-dir", folder.path])
+        try await child.waitFor("0/2 files  ")
+        try await Task.sleep(for: .milliseconds(200))
+        child.send(SIGINT)
+        let outcome = try await child.finish(timeout: .seconds(20))
+        #expect(!outcome.terminatedBySignal)
+        #expect(outcome.status == 130, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("stopped; 0 of 2 downloads had finished"), "\(outcome.standardError)")
+        #expect(outcome.standardOutput.contains("0 of 2 downloads succeeded, 2 failed"), "\(outcome.standardOutput)")
+        #expect(outcome.standardOutput.contains("/download/500000?seed=33&rate=100000: stopped"), "\(outcome.standardOutput)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("first.bin").path))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("second.bin").path))
     }
 
     @Test func aMalformedLineIsAUsageErrorNamingTheLine() async throws {
