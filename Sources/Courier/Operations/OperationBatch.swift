@@ -9,6 +9,10 @@ extension URLConnectionOperation {
     /// `operations`. An empty batch completes as soon as its final operation runs.
     ///
     /// Set the operations' completion blocks before calling this: the batch wraps them.
+    ///
+    /// `completion` runs from the final operation, so cancelling that one (for instance with the
+    /// queue's `cancelAllOperations()`) means it never runs; to stop a batch and still be told,
+    /// cancel `operations` only.
     public static func batch(
         of operations: [URLConnectionOperation],
         progress: (@Sendable (_ numberOfFinishedOperations: Int, _ totalNumberOfOperations: Int) -> Void)?,
