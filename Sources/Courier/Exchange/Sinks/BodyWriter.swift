@@ -54,7 +54,12 @@ struct FileBodyWriter: BodyWriter {
         let handle: FileHandle
         do {
             handle = try FileHandle(forWritingTo: url)
-            try handle.truncate(atOffset: UInt64(max(offset, 0)))
+            // Truncate only what must go: ext4 flushes a file that was truncated to zero when it
+            // is closed (auto_da_alloc), which stalled every fresh download at its end.
+            let keep = UInt64(max(offset, 0))
+            if try handle.seekToEnd() > keep {
+                try handle.truncate(atOffset: keep)
+            }
             try handle.seekToEnd()
         } catch {
             throw URLError(.cannotOpenFile, userInfo: [
