@@ -1,13 +1,14 @@
 import Foundation
 
-/// Writes words so that a POSIX shell (sh, bash, zsh) reads each back as exactly one argument.
-enum ShellQuoting {
+/// Writes words so that a POSIX shell (sh, bash, zsh) reads each back as exactly one argument
+/// (used by `cURLDescription`, and by `courier` for the commands it suggests).
+public enum ShellQuoting {
     /// Characters that never need quoting.
     private static let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/:@%+=".unicodeScalars)
 
     /// `text` as one shell word: unchanged when it has only plain characters, otherwise in single quotes
     /// (an embedded `'` written as `'\''`).
-    static func quote(_ text: String) -> String {
+    public static func quote(_ text: String) -> String {
         if !text.isEmpty, text.unicodeScalars.allSatisfy(plain.contains) { return text }
         return "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }

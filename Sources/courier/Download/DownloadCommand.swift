@@ -75,12 +75,17 @@ struct DownloadCommand: AsyncParsableCommand {
             guard let kept else {
                 throw CLIFailure(status: status, message: "stopped before any data arrived; nothing to resume")
             }
-            throw CLIFailure(status: status, message: "stopped after \(kept) bytes; resume with: courier download \(url.absoluteString) -o \(files.output.path) --continue")
+            throw CLIFailure(status: status, message: "stopped after \(kept) bytes; resume with: \(resumeCommand(url, files))")
         case .broken(let error, let kept):
-            throw CLIFailure(status: .network, message: "\(Self.describe(error)) after \(kept) bytes; resume with: courier download \(url.absoluteString) -o \(files.output.path) --continue")
+            throw CLIFailure(status: .network, message: "\(Self.describe(error)) after \(kept) bytes; resume with: \(resumeCommand(url, files))")
         case .failed(let error):
             throw CLIFailure(status: .network, message: Self.describe(error))
         }
+    }
+
+    /// The command line that continues this download, quoted for a POSIX shell.
+    private func resumeCommand(_ url: URL, _ files: DownloadFiles) -> String {
+        ["courier", "download", url.absoluteString, "-o", files.output.path, "--continue"].map(ShellQuoting.quote).joined(separator: " ")
     }
 
     private static func describe(_ error: any Error) -> String {

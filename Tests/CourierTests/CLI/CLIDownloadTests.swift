@@ -142,7 +142,8 @@ struct CLIDownloadTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("terminated.bin")
         let outcome = try await Self.interrupt("/download/600000?seed=12&rate=200000", with: SIGTERM, file: file)
-        #expect(outcome.standardError.contains("resume with: courier download "), "\(outcome.standardError)")
+        // The suggested command is quoted for the shell (the URL has '?' and '&').
+        #expect(outcome.standardError.contains("resume with: courier download '\(try await Self.url("/download/600000?seed=12&rate=200000"))' -o \(file.path) --continue"), "\(outcome.standardError)")
     }
 
     @Test func continueRestartsCleanlyWhenTheServerIgnoresRanges() async throws {
