@@ -46,7 +46,12 @@ enum RequestBodyPump {
         case .file(let url):
             try await pumpBlocking(try FileChunkReader(url: url), into: writer, threadPool: threadPool)
         case .inputStream(let makeStream):
-            try await pumpBlocking(InputStreamChunkReader(try makeStream()), into: writer, threadPool: threadPool)
+            let stream = try makeStream()
+            if let fileRegions, let segments = (stream as? MultipartBodyStream)?.directSegments {
+                try await pumpSegments(segments, into: writer, lease: fileRegions)
+            } else {
+                try await pumpBlocking(InputStreamChunkReader(stream), into: writer, threadPool: threadPool)
+            }
         case .producer(let produce):
             try await produce { chunk in
                 guard !chunk.isEmpty else { return }
@@ -55,11 +60,42 @@ enum RequestBodyPump {
         }
     }
 
+    /// Sends a multipart body segment by segment: boundaries and in-memory parts as buffers,
+    /// file parts as file regions.
+    private static func pumpSegments(
+        _ segments: [MultipartBodyLayout.Segment],
+        into writer: HTTPClient.Body.StreamWriter,
+        lease: FileRegionLease
+    ) async throws {
+        for segment in segments {
+            switch segment {
+            case .bytes(let data):
+                if !data.isEmpty { try await writer.write(.byteBuffer(ByteBuffer(data: data))).get() }
+            case .file(let url, let length):
+                try await pumpFileRegions(url, length: Int(length), into: writer, lease: lease)
+            case .stream:
+                throw URLError(.cannotDecodeRawData, userInfo: [
+                    NSLocalizedDescriptionKey: "A multipart stream part cannot be sent as a file region.",
+                ])
+            }
+        }
+    }
+
     /// Sends a file as consecutive file regions, the next queued only once the writer accepts
     /// more (the channel is writable), so nothing is read ahead of the socket and no bytes are
     /// copied through user space.
-    private static func pumpFileRegions(_ url: URL, into writer: HTTPClient.Body.StreamWriter, lease: FileRegionLease) async throws {
-        let length = Int(try FileBodyInfo.length(of: url))
+    /// - Parameter length: The bytes to send from the start of the file; default: the whole file.
+    private static func pumpFileRegions(
+        _ url: URL, length declared: Int? = nil, into writer: HTTPClient.Body.StreamWriter, lease: FileRegionLease
+    ) async throws {
+        let available = Int(try FileBodyInfo.length(of: url))
+        let length = declared ?? available
+        guard available >= length else {
+            throw URLError(.cannotDecodeRawData, userInfo: [
+                NSURLErrorFailingURLErrorKey: url,
+                NSLocalizedDescriptionKey: "\(url.path) is shorter than when the body was made (\(available) of \(length) bytes).",
+            ])
+        }
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw URLError(.noPermissionsToReadFile, userInfo: [NSURLErrorFailingURLErrorKey: url])

@@ -39,6 +39,16 @@ public final class MultipartBodyStream: InputStream {
         super.init(data: Data())
     }
 
+    /// The body's segments, for a transport that can send them without reading through this
+    /// stream (files with `sendfile(2)`): `nil` when the body is throttled or has a stream part.
+    var directSegments: [MultipartBodyLayout.Segment]? {
+        guard throttle == MultipartThrottle() else { return nil }
+        for segment in layout.segments {
+            if case .stream = segment { return nil }
+        }
+        return layout.segments
+    }
+
     /// A new stream producing the same body from the start.
     ///
     /// - Throws: ``RequestSerializationError/bodyStreamNotReplayable`` when the form has an
