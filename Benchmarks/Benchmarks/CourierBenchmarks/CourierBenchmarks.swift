@@ -5,16 +5,17 @@ import Foundation
 /// Courier's micro and macro benchmarks (package-benchmark). Each request benchmark runs one
 /// request per iteration; thresholds for their p90s are kept in `Thresholds/`, and
 /// `swift package benchmark thresholds check` fails when a figure regresses past them.
+/// Names have no spaces or slashes: the threshold files are written with those replaced by `_`
+/// but looked up with the name as it is (package-benchmark 1.38.1).
 let benchmarks: @Sendable () -> Void = {
     // CPU time is sampled too coarsely for one small request; allocations and wall clock are not.
-    let requestMetrics: [BenchmarkMetric] = [.mallocCountTotal, .wallClock, .throughput]
+    // (Throughput is wall clock inverted, and its p90 is the slow tail: noise on a shared machine.)
+    let requestMetrics: [BenchmarkMetric] = [.mallocCountTotal, .wallClock]
     // Allocations are the stable signal (a regression of 10 % fails); times on a shared machine
     // are not, so they only fail past a doubling.
     let tolerances: [BenchmarkMetric: BenchmarkThresholds] = [
         .mallocCountTotal: .init(relative: [.p90: 10]),
-        .cpuTotal: .init(relative: [.p90: 100]),
         .wallClock: .init(relative: [.p90: 100]),
-        .throughput: .init(relative: [.p90: 50]),
     ]
     let quick = ProcessInfo.processInfo.environment["COURIER_BENCH_SMOKE"] != nil
     let smallDuration: Duration = quick ? .milliseconds(300) : .seconds(3)
@@ -45,45 +46,45 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // Small GETs, one per iteration, body kept in memory.
-    requestBenchmark("GET 200 B: HTTPSessionManager", small) { try await Requests.sessionGET($0.small) }
-    requestBenchmark("GET 200 B: async API", small) { try await Requests.asyncGET($0.small) }
-    requestBenchmark("GET 200 B: HTTPRequestOperationManager", small) { try await Requests.operationGET($0.small) }
-    requestBenchmark("GET 200 B: raw AsyncHTTPClient", small) { try await Requests.clientGET($0.small) }
+    requestBenchmark("GET_200B_HTTPSessionManager", small) { try await Requests.sessionGET($0.small) }
+    requestBenchmark("GET_200B_async_API", small) { try await Requests.asyncGET($0.small) }
+    requestBenchmark("GET_200B_HTTPRequestOperationManager", small) { try await Requests.operationGET($0.small) }
+    requestBenchmark("GET_200B_raw_AsyncHTTPClient", small) { try await Requests.clientGET($0.small) }
 
     // Transfers (64 MiB by default), one per iteration.
-    requestBenchmark("Download discarded: Courier", large) { try await Requests.sessionDownloadDiscarding($0.large) }
-    requestBenchmark("Download discarded: raw AsyncHTTPClient", large) { try await Requests.clientDownloadDiscarding($0.large) }
-    requestBenchmark("Download to file: Courier", large) { try await Requests.sessionDownloadToFile($0.large) }
-    requestBenchmark("Download to file: AsyncHTTPClient FileDownloadDelegate", large) {
+    requestBenchmark("Download_discarded_Courier", large) { try await Requests.sessionDownloadDiscarding($0.large) }
+    requestBenchmark("Download_discarded_raw_AsyncHTTPClient", large) { try await Requests.clientDownloadDiscarding($0.large) }
+    requestBenchmark("Download_to_file_Courier", large) { try await Requests.sessionDownloadToFile($0.large) }
+    requestBenchmark("Download_to_file_AsyncHTTPClient_FileDownloadDelegate", large) {
         try await Requests.clientDownloadToFile($0.large)
     }
-    requestBenchmark("Upload from file: Courier", large) { endpoints in
+    requestBenchmark("Upload_from_file_Courier", large) { endpoints in
         try await Requests.sessionUpload(try fixture.uploadFile(), to: endpoints.upload)
     }
-    requestBenchmark("Upload multipart part from file: Courier", large) { endpoints in
+    requestBenchmark("Upload_multipart_part_from_file_Courier", large) { endpoints in
         try await Requests.sessionMultipartUpload(try fixture.uploadFile(), to: endpoints.multipartUpload)
     }
 
     // JSON response serialization of a 10 MB document, against Foundation directly.
     let json = Benchmark.Configuration(
-        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .throughput], warmupIterations: 1, scalingFactor: .one,
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal], warmupIterations: 1, scalingFactor: .one,
         maxDuration: quick ? .milliseconds(300) : .seconds(5), maxIterations: quick ? 1 : 30,
         thresholds: [.mallocCountTotal: .init(relative: [.p90: 10]), .cpuTotal: .init(relative: [.p90: 100]),
-                     .wallClock: .init(relative: [.p90: 100]), .throughput: .init(relative: [.p90: 50])]
+                     .wallClock: .init(relative: [.p90: 100])]
     )
-    Benchmark("JSON 10 MB: JSONResponseSerializer", configuration: json) { benchmark in
+    Benchmark("JSON_10MB_JSONResponseSerializer", configuration: json) { benchmark in
         let data = JSONDocument.data
         let response = JSONDocument.response
         let serializer = JSONResponseSerializer()
         benchmark.startMeasurement()
         blackHole(try serializer.responseObject(for: response, data: data))
     }
-    Benchmark("JSON 10 MB: JSONSerialization", configuration: json) { benchmark in
+    Benchmark("JSON_10MB_JSONSerialization", configuration: json) { benchmark in
         let data = JSONDocument.data
         benchmark.startMeasurement()
         blackHole(try JSONSerialization.jsonObject(with: data, options: []))
     }
-    Benchmark("JSON 10 MB: JSONDecoder", configuration: json) { benchmark in
+    Benchmark("JSON_10MB_JSONDecoder", configuration: json) { benchmark in
         let data = JSONDocument.data
         let decoder = JSONDecoder()
         benchmark.startMeasurement()
