@@ -18,8 +18,17 @@ extension AsyncHTTPClientTransport {
         public var connectTimeout: TimeInterval = 10
         /// How long an unused pooled connection stays open. Default 60 s.
         public var idleConnectionTimeout: TimeInterval = 60
-        /// The most HTTP/1.1 connections per host. Default 8.
+        /// The most HTTP/1.1 connections per host. Default 8. Further requests to the host wait in the engine's
+        /// queue for a connection (see ``connectionWaitTimeout``).
         public var maximumConnectionsPerHost: Int = 8
+        /// How long a request may wait for a connection: queued behind others to the same host (see
+        /// ``maximumConnectionsPerHost``) and while a new connection is made. Past it the request fails with
+        /// `URLError(.timedOut)`. Default 300 s; zero or less means no limit.
+        ///
+        /// The request's own idle timeout (`URLRequest.timeoutInterval`) starts only once the request is written to a
+        /// connection: waiting in the queue is not idleness, as nothing could move yet. ``connectTimeout`` still
+        /// bounds each connection attempt.
+        public var connectionWaitTimeout: TimeInterval = 300
         /// Which HTTP versions may be used. Default `.automatic`.
         public var httpVersion: HTTPVersionPolicy = .automatic
         /// The base TLS settings of every HTTPS connection (minimum version, ciphers, ALPN).
@@ -72,17 +81,37 @@ extension AsyncHTTPClientTransport {
             configuration.tlsConfiguration = tls
             configuration.redirectConfiguration = .disallow
             configuration.decompression = .disabled
-            configuration.timeout = .init(connect: .nanoseconds(Int64(connectTimeout * 1_000_000_000)), read: nil)
+            configuration.timeout = .init(connect: .init(clampedSeconds: connectTimeout), read: nil)
             configuration.connectionPool = .init(
-                idleTimeout: .nanoseconds(Int64(idleConnectionTimeout * 1_000_000_000)),
+                idleTimeout: .init(clampedSeconds: idleConnectionTimeout),
                 concurrentHTTP1ConnectionsPerHostSoftLimit: maximumConnectionsPerHost
             )
             // Report connection failures at once instead of retrying until the connect timeout.
             configuration.connectionPool.retryConnectionEstablishment = false
             configuration.httpVersion = httpVersion == .http1Only ? .http1Only : .automatic
-            configuration.http1_1ConnectionDebugInitializer = verifier
+            // Every connection is checked (the policy, the caller's hook) before it carries a request, and gets a
+            // guard that stops response heads the engine would trap on (see ResponseHeadGuard).
+            configuration.http1_1ConnectionDebugInitializer = { channel in
+                verifier(channel).flatMap { ResponseHeadGuard.install(onHTTP1Connection: channel) }
+            }
             configuration.http2ConnectionDebugInitializer = verifier
+            configuration.http2StreamChannelDebugInitializer = { channel in
+                ResponseHeadGuard.install(onHTTP2Stream: channel)
+            }
             return configuration
+        }
+    }
+}
+
+extension TimeAmount {
+    /// `seconds` as a time amount, clamped to 0…about 292 years (a conversion of a larger or non-finite
+    /// `TimeInterval` to nanoseconds would trap).
+    init(clampedSeconds seconds: TimeInterval) {
+        let nanoseconds = seconds * 1_000_000_000
+        if nanoseconds.isNaN || nanoseconds <= 0 {
+            self = .zero
+        } else {
+            self = .nanoseconds(nanoseconds >= Double(Int64.max) ? .max : Int64(nanoseconds))
         }
     }
 }

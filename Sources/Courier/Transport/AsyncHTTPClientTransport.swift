@@ -5,6 +5,7 @@ import NIOFoundationCompat
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -44,13 +45,73 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// Sends one request (see ``HTTPTransport/send(_:)``).
+    ///
+    /// The URL is checked first (``RequestURLCheck``): a URL the engine cannot use fails with `URLError(.badURL)` (or
+    /// `.unsupportedURL` for another scheme) before anything is sent. An idempotent request whose body can be sent
+    /// again is retried once on a new connection when a reused HTTP/1.1 connection was closed before any byte of its
+    /// response arrived (``TransportResponse/staleConnectionRetries`` counts it).
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let url = request.url
+        let target: RequestURLCheck.Target
+        do throws(RequestURLCheck.Refusal) {
+            target = try RequestURLCheck.check(url)
+            guard RequestURLCheck.isToken(request.method) else {
+                throw RequestURLCheck.Refusal(isUnsupportedScheme: false, description: "The method \(request.method.debugDescription) is not an HTTP token.")
+            }
+        } catch {
+            throw error.urlError(for: url)
+        }
+        do {
+            return try await attempt(request, target: target, staleConnectionRetries: 0)
+        } catch let stale as StaleConnectionError {
+            guard Self.canSendAgain(request) else { throw TransportError.urlError(for: stale, url: url) }
+            var again = request
+            again.didSendBodyBytes = Self.skippingFirst(stale.bodyBytesReported, of: request.didSendBodyBytes)
+            do {
+                return try await attempt(again, target: target, staleConnectionRetries: 1)
+            } catch let stale as StaleConnectionError {
+                throw TransportError.urlError(for: stale, url: url)
+            }
+        }
+    }
+
+    /// Whether a request may be sent a second time after a stale connection: an idempotent method (RFC 9110 §9.2.2)
+    /// and a body that can be produced again (none, bytes in memory or a file).
+    static func canSendAgain(_ request: TransportRequest) -> Bool {
+        guard ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"].contains(request.method.uppercased()) else { return false }
+        switch request.body?.source {
+        case nil, .data?, .file?: return true
+        case .inputStream?, .producer?: return false
+        }
+    }
+
+    /// Upload progress for a second attempt: the bytes already reported for the first are not reported twice.
+    private static func skippingFirst(
+        _ reported: Int64, of progress: (@Sendable (Int64) -> Void)?
+    ) -> (@Sendable (Int64) -> Void)? {
+        guard let progress, reported > 0 else { return progress }
+        let skipped = Mutex<Int64>(0)
+        return { count in
+            let fresh = skipped.withLock { skipped -> Int64 in
+                let skip = min(count, reported - skipped)
+                skipped += skip
+                return count - skip
+            }
+            if fresh > 0 { progress(fresh) }
+        }
+    }
+
+    /// One attempt on the engine. Throws `URLError`, or ``StaleConnectionError`` (with the request body bytes
+    /// reported so far) for the caller to decide on a retry.
+    private func attempt(
+        _ request: TransportRequest, target: RequestURLCheck.Target, staleConnectionRetries: Int
+    ) async throws -> TransportResponse {
         let url = request.url
         let engineRequest: HTTPClient.Request
         let client: EngineClientPool.EngineClient
         let fileRegions = FileRegionLease()
         do {
-            (engineRequest, client) = try makeEngineRequest(request, fileRegions: fileRegions)
+            (engineRequest, client) = try makeEngineRequest(request, target: target, fileRegions: fileRegions)
         } catch {
             throw TransportError.urlError(for: error, url: url)
         }
@@ -58,24 +119,18 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
         let connections = client.connections
         let ticket = connections.begin()
-        let delegate = StreamingResponseDelegate(didSendBodyBytes: request.didSendBodyBytes) {
+        let bodyBytesSent = Atomic<Int64>(0)
+        let reportBodyBytes = request.didSendBodyBytes
+        let delegate = StreamingResponseDelegate(didSendBodyBytes: { count in
+            bodyBytesSent.add(count, ordering: .relaxed)
+            reportBodyBytes?(count)
+        }) {
             connections.headSent(ticket)
         }
         let task = client.client.execute(request: engineRequest, delegate: delegate, deadline: nil)
         delegate.attach(task)
         task.futureResult.whenComplete { _ in fileRegions.requestEnded() }
-        if request.timeoutInterval > 0 {
-            let watchdog = IdleTimeoutWatchdog(
-                timeout: .nanoseconds(Int64(request.timeoutInterval * 1_000_000_000)),
-                eventLoop: task.eventLoop
-            ) { [weak delegate] in
-                delegate?.fail(with: URLError(.timedOut, userInfo: [
-                    NSURLErrorFailingURLErrorKey: url,
-                    NSLocalizedDescriptionKey: "The request timed out after \(request.timeoutInterval) s without data.",
-                ]))
-            }
-            delegate.watchdog.withLock { $0 = watchdog }
-        }
+        watch(delegate, request: request, eventLoop: task.eventLoop)
 
         let head: HTTPResponseHead
         do {
@@ -84,6 +139,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             } onCancel: {
                 delegate.cancel()
             }
+        } catch var stale as StaleConnectionError {
+            _ = connections.finish(ticket)
+            stale.bodyBytesReported = bodyBytesSent.load(ordering: .relaxed)
+            throw stale
         } catch {
             _ = connections.finish(ticket)
             throw TransportError.urlError(for: error, url: url)
@@ -102,27 +161,39 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let body = ResponseBodyStream(EngineBody(producer: delegate.body, url: url)) { delegate.cancel() }
         return TransportResponse(
             head: response, headerFields: head.headers.map { ($0.name, $0.value) }, body: body, httpVersion: version,
-            connection: connection
+            connection: connection, staleConnectionRetries: staleConnectionRetries
         )
+    }
+
+    /// Starts the request's watchdog: the connection wait, then the idle timeout (see ``IdleTimeoutWatchdog``).
+    private func watch(_ delegate: StreamingResponseDelegate, request: TransportRequest, eventLoop: any EventLoop) {
+        let idle = request.timeoutInterval > 0 ? request.timeoutInterval : nil
+        let wait = configuration.connectionWaitTimeout > 0 ? configuration.connectionWaitTimeout : nil
+        guard idle != nil || wait != nil else { return }
+        let url = request.url
+        let watchdog = IdleTimeoutWatchdog(
+            idleTimeout: idle.map(TimeAmount.init(clampedSeconds:)),
+            connectionWait: wait.map(TimeAmount.init(clampedSeconds:)),
+            eventLoop: eventLoop
+        ) { [weak delegate] expiry in
+            let message = switch expiry {
+            case .idle: "The request timed out after \(idle ?? 0) s without data."
+            case .connectionWait: "The request timed out after waiting \(wait ?? 0) s for a connection."
+            }
+            delegate?.fail(with: URLError(.timedOut, userInfo: [
+                NSURLErrorFailingURLErrorKey: url,
+                NSLocalizedDescriptionKey: message,
+            ]))
+        }
+        delegate.install(watchdog)
     }
 
     /// The engine's request, and the client (connection pool) that must carry it.
     private func makeEngineRequest(
-        _ request: TransportRequest, fileRegions: FileRegionLease
+        _ request: TransportRequest, target: RequestURLCheck.Target, fileRegions: FileRegionLease
     ) throws -> (HTTPClient.Request, EngineClientPool.EngineClient) {
-        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw URLError(.unsupportedURL, userInfo: [
-                NSURLErrorFailingURLErrorKey: request.url,
-                NSLocalizedDescriptionKey: "Unsupported URL scheme \(request.url.scheme.map { "\"\($0)\"" } ?? "(none)"); Courier speaks http and https.",
-            ])
-        }
-        guard let host = request.url.host, !host.isEmpty else {
-            throw URLError(.badURL, userInfo: [
-                NSURLErrorFailingURLErrorKey: request.url,
-                NSLocalizedDescriptionKey: "The URL has no host.",
-            ])
-        }
-        let client = scheme == "https" ? try clients.client(forHTTPSHost: host) : clients.plainClient
+        let scheme = target.scheme
+        let client = scheme == "https" ? try clients.client(forHTTPSHost: target.host) : clients.plainClient
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
         for (name, value) in request.headers {

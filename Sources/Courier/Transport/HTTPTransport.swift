@@ -35,7 +35,8 @@ public struct TransportRequest: Sendable {
     /// The body, or `nil` for none.
     public var body: RequestBody?
     /// The idle timeout: the request fails with `URLError(.timedOut)` when no byte moves in either
-    /// direction (including while connecting) for this many seconds. Zero or less means no timeout.
+    /// direction for this many seconds once the request is on a connection. Zero or less means no timeout.
+    /// (Waiting for a connection has its own limit, the transport's.)
     public var timeoutInterval: TimeInterval
     /// Called with the number of request body bytes the socket has just accepted.
     /// Called on an engine thread; keep it cheap.
@@ -84,20 +85,28 @@ public struct TransportResponse: Sendable {
     /// transport cannot tell). Default `nil`.
     public let connection: ConnectionEstablishment?
 
+    /// How many times the request was sent again on a new connection because a reused connection was closed before
+    /// any byte of the response arrived (0 or 1). Default 0.
+    public let staleConnectionRetries: Int
+
     /// Creates a transport response.
-    /// - Parameter httpVersion: The protocol version. Default `"HTTP/1.1"`.
-    /// - Parameter connection: The new connection the request waited for. Default `nil`.
+    /// - Parameters:
+    ///   - httpVersion: The protocol version. Default `"HTTP/1.1"`.
+    ///   - connection: The new connection the request waited for. Default `nil`.
+    ///   - staleConnectionRetries: Retries after a stale connection. Default 0.
     public init(
         head: HTTPURLResponse,
         headerFields: [(name: String, value: String)],
         body: ResponseBodyStream,
         httpVersion: String = "HTTP/1.1",
-        connection: ConnectionEstablishment? = nil
+        connection: ConnectionEstablishment? = nil,
+        staleConnectionRetries: Int = 0
     ) {
         self.head = head
         self.headerFields = headerFields
         self.body = body
         self.httpVersion = httpVersion
         self.connection = connection
+        self.staleConnectionRetries = staleConnectionRetries
     }
 }

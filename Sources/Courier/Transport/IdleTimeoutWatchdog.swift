@@ -1,32 +1,72 @@
 import NIOCore
 import Synchronization
 
-/// Fails a request when no byte has moved for its timeout, the way `URLRequest.timeoutInterval`
-/// works in URLSession.
+/// Fails a request that waits too long for a connection, or that goes idle once it has one.
+///
+/// Two phases, because they are different failures:
+/// - **Waiting for a connection.** The engine queues a request while every connection to its host
+///   is busy; that wait is not idleness (nothing *could* move), so only the connection-wait limit
+///   applies. It ends when the request head is written to a connection.
+/// - **On a connection.** `URLRequest.timeoutInterval` semantics, as in URLSession: the request fails
+///   when no byte has moved in either direction for the idle timeout.
 ///
 /// Activity is recorded with a timestamp (no timer work per chunk); one check is scheduled at a
 /// time and reschedules itself for the remaining interval. While the consumer holds backpressure
-/// the watchdog is suspended: a paused reader is not an idle server.
+/// the idle timeout is suspended: a paused reader is not an idle server.
 final class IdleTimeoutWatchdog: Sendable {
+    /// Which limit ran out.
+    enum Expiry: Sendable {
+        /// The request waited longer than the connection-wait limit without being written.
+        case connectionWait
+        /// No byte moved for the idle timeout.
+        case idle
+    }
+
     private struct State {
+        /// `true` until the request is on a connection.
+        var waitingForConnection = true
+        var waitDeadline: NIODeadline?
         var lastActivity: NIODeadline
         var suspended = false
         var finished = false
         var scheduled: Scheduled<Void>?
     }
 
-    private let timeout: TimeAmount
+    private let idleTimeout: TimeAmount?
     private let eventLoop: any EventLoop
-    private let onTimeout: @Sendable () -> Void
+    private let onTimeout: @Sendable (Expiry) -> Void
     private let state: Mutex<State>
 
-    /// Starts watching. `onTimeout` runs at most once, on `eventLoop`.
-    init(timeout: TimeAmount, eventLoop: any EventLoop, onTimeout: @escaping @Sendable () -> Void) {
-        self.timeout = timeout
+    /// Starts watching a request that is waiting for a connection. `onTimeout` runs at most once, on `eventLoop`.
+    /// - Parameters:
+    ///   - idleTimeout: The idle timeout once on a connection; `nil` for none.
+    ///   - connectionWait: The most time to wait for a connection; `nil` for no limit.
+    init(
+        idleTimeout: TimeAmount?,
+        connectionWait: TimeAmount?,
+        eventLoop: any EventLoop,
+        onTimeout: @escaping @Sendable (Expiry) -> Void
+    ) {
+        self.idleTimeout = idleTimeout
         self.eventLoop = eventLoop
         self.onTimeout = onTimeout
-        self.state = Mutex(State(lastActivity: .now()))
-        schedule(at: .now() + timeout)
+        let now = NIODeadline.now()
+        self.state = Mutex(State(waitDeadline: connectionWait.map { now + $0 }, lastActivity: now))
+        if let connectionWait { schedule(at: now + connectionWait) }
+    }
+
+    /// The request head was written to a connection: from now on the idle timeout applies.
+    func connectionAcquired() {
+        let now = NIODeadline.now()
+        let previous = state.withLock { state -> Scheduled<Void>? in
+            guard state.waitingForConnection, !state.finished else { return nil }
+            state.waitingForConnection = false
+            state.lastActivity = now
+            defer { state.scheduled = nil }
+            return state.scheduled
+        }
+        previous?.cancel()
+        if let idleTimeout { schedule(at: now + idleTimeout) }
     }
 
     /// Records that bytes moved.
@@ -35,7 +75,7 @@ final class IdleTimeoutWatchdog: Sendable {
         state.withLock { $0.lastActivity = now }
     }
 
-    /// Suspends (`true`) or resumes (`false`) the timeout while the consumer applies backpressure.
+    /// Suspends (`true`) or resumes (`false`) the idle timeout while the consumer applies backpressure.
     func setSuspended(_ suspended: Bool) {
         let now = NIODeadline.now()
         state.withLock {
@@ -66,25 +106,36 @@ final class IdleTimeoutWatchdog: Sendable {
 
     private enum Decision {
         case stop
-        case fire
+        case fire(Expiry)
         case recheck(NIODeadline)
     }
 
     private func check() {
         let now = NIODeadline.now()
+        let idleTimeout = self.idleTimeout
         let decision: Decision = state.withLock { state in
             if state.finished { return .stop }
-            if state.suspended { return .recheck(now + timeout) }
-            let due = state.lastActivity + timeout
+            if state.waitingForConnection {
+                // Rescheduled by `connectionAcquired`; a check left over from the wait is stale.
+                guard let deadline = state.waitDeadline else { return .stop }
+                guard deadline > now else {
+                    state.finished = true
+                    return .fire(.connectionWait)
+                }
+                return .recheck(deadline)
+            }
+            guard let idleTimeout else { return .stop }
+            if state.suspended { return .recheck(now + idleTimeout) }
+            let due = state.lastActivity + idleTimeout
             guard due > now else {
                 state.finished = true
-                return .fire
+                return .fire(.idle)
             }
             return .recheck(due)
         }
         switch decision {
         case .stop: break
-        case .fire: onTimeout()
+        case .fire(let expiry): onTimeout(expiry)
         case .recheck(let deadline): schedule(at: deadline)
         }
     }

@@ -40,8 +40,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
     private let didSendBodyBytes: (@Sendable (Int64) -> Void)?
     private let didSendHead: @Sendable () -> Void
     let body: BodyProducer
-    /// Set once the request is executing; bytes moving in either direction reset it.
-    let watchdog = Mutex<IdleTimeoutWatchdog?>(nil)
+    /// The request's timeouts, and whether its head went out (which may happen before the watchdog is installed).
+    private let timing = Mutex<(watchdog: IdleTimeoutWatchdog?, headSent: Bool)>((nil, false))
 
     /// - Parameters:
     ///   - didSendBodyBytes: Called with each request body part the socket accepted.
@@ -105,13 +105,29 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
         }
     }
 
+    /// Installs the request's watchdog; bytes moving in either direction reset it.
+    func install(_ watchdog: IdleTimeoutWatchdog) {
+        let headSent = timing.withLock { timing in
+            timing.watchdog = watchdog
+            return timing.headSent
+        }
+        if headSent { watchdog.connectionAcquired() }
+    }
+
+    private var watchdog: IdleTimeoutWatchdog? { timing.withLock { $0.watchdog } }
+
     private func touchWatchdog() {
-        watchdog.withLock { $0 }?.touch()
+        watchdog?.touch()
     }
 
     // MARK: HTTPClientResponseDelegate
 
     func didSendRequestHead(task: HTTPClient.Task<Void>, _ head: HTTPRequestHead) {
+        let watchdog = timing.withLock { timing in
+            timing.headSent = true
+            return timing.watchdog
+        }
+        watchdog?.connectionAcquired()
         didSendHead()
     }
 
@@ -151,7 +167,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
                 promise.succeed(())
                 return promise.futureResult
             }
-            watchdog.withLock { $0 }?.setSuspended(true)
+            watchdog?.setSuspended(true)
             return promise.futureResult
         }
     }
@@ -165,7 +181,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
     }
 
     private func finish(with error: (any Error)?) {
-        watchdog.withLock { $0 }?.finish()
+        watchdog?.finish()
         let (continuation, source, demand) = state.withLock { state in
             var continuation: CheckedContinuation<HTTPResponseHead, any Error>?
             if case .waiting(let waiting) = state.head {
@@ -194,7 +210,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
             state.pendingDemand = nil
             return pending
         }
-        if promise != nil { watchdog.withLock { $0 }?.setSuspended(false) }
+        if promise != nil { watchdog?.setSuspended(false) }
         promise?.succeed(())
     }
 

@@ -35,6 +35,8 @@ enum TransportError {
     static func classify(_ error: any Error) -> (URLError.Code, String) {
         if error is CancellationError { return (.cancelled, "The request was cancelled.") }
         if let error = error as? ServerTrustError { return (.serverCertificateUntrusted, error.description + ".") }
+        if let error = error as? InvalidResponseStatus { return (.badServerResponse, error.description) }
+        if let error = error as? StaleConnectionError { return (.networkConnectionLost, error.description) }
         if let error = error as? HTTPClientError { return classify(error) }
         if let error = error as? NIOConnectionError { return classify(error) }
         if let error = error as? IOError { return classify(errno: error.errnoCode, error) }
