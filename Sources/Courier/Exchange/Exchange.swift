@@ -170,6 +170,8 @@ public final class Exchange: Sendable {
     // MARK: The lifecycle
 
     private func run() async throws -> ExchangeResult {
+        // The kept bytes are continued only with a range request that can prove the resource unchanged;
+        // without one (no validator, or after a mismatch) the request goes out whole and replaces them.
         var resumption = configuration.resumption.flatMap { $0.canResume ? $0 : nil }
         var request = resumption?.applied(to: originalRequest) ?? originalRequest
         var hop = HopState(body: configuration.body ?? RequestBody(request: request))
@@ -188,6 +190,7 @@ public final class Exchange: Sendable {
                 $0.metrics.transactions[$0.metrics.transactions.count - 1].response = response.head
                 $0.metrics.transactions[$0.metrics.transactions.count - 1].httpVersion = response.httpVersion
                 $0.metrics.transactions[$0.metrics.transactions.count - 1].connection = response.connection
+                $0.metrics.transactions[$0.metrics.transactions.count - 1].staleConnectionRetries = response.staleConnectionRetries
                 $0.metrics.transactions[$0.metrics.transactions.count - 1].responseStart = Date()
             }
             storeCookies(from: response, for: request)
@@ -198,7 +201,7 @@ public final class Exchange: Sendable {
 
             switch action {
             case .prepareFollowUp(.redirect):
-                if let next = await redirect(after: response.head, from: request) {
+                if let next = try await redirect(after: response, from: request) {
                     try await abandon(response.body)
                     try followUp()
                     hop.redirect(status: response.head.statusCode, method: (request.httpMethod ?? "GET").uppercased())
@@ -219,6 +222,7 @@ public final class Exchange: Sendable {
                 request = DownloadResumption.removed(from: request)
                 continue
             case .deliverBody:
+                try refuseUnaskedPartialContent(response, request: request)
                 return try await deliver(response, request: request, hop: hop, resumption: resumption)
             default:
                 response.body.cancel()
@@ -229,6 +233,7 @@ public final class Exchange: Sendable {
                 response.body.cancel()
                 throw cancelledError()
             }
+            try refuseUnaskedPartialContent(response, request: request)
             return try await deliver(response, request: request, hop: hop, resumption: resumption)
         }
     }
@@ -329,10 +334,37 @@ public final class Exchange: Sendable {
         return .final
     }
 
-    private func redirect(after response: HTTPURLResponse, from request: URLRequest) async -> URLRequest? {
-        guard let proposed = RedirectRule.nextRequest(after: response, for: request) else { return nil }
-        guard let handler = configuration.redirectHandler else { return proposed }
-        return await handler(proposed, response)
+    /// The next request of a redirect, or `nil` to deliver the 3xx response.
+    /// - Throws: `URLError(.badURL)` for a `Location` no request can go to (a port out of range, a host
+    ///   with forbidden characters); the 3xx response is ``response`` and the error's
+    ///   ``Exchange/redirectResponseKey``.
+    private func redirect(after response: TransportResponse, from request: URLRequest) async throws -> URLRequest? {
+        guard let proposed = RedirectRule.nextRequest(after: response.head, for: request) else { return nil }
+        var next: URLRequest? = proposed
+        if let handler = configuration.redirectHandler { next = await handler(proposed, response.head) }
+        guard let next, let url = next.url else { return nil }
+        do {
+            _ = try RequestURLCheck.check(url)
+        } catch {
+            response.body.cancel()
+            throw error.urlError(for: url, userInfo: [Self.redirectResponseKey: response.head])
+        }
+        return next
+    }
+
+    /// The user-info key of the 3xx response in the error of a redirect that could not be followed.
+    public static let redirectResponseKey = "CourierRedirectResponse"
+
+    /// A `206` is a part of something only a range request can ask for; to a request without `Range`
+    /// it would be taken for the whole body.
+    /// - Throws: `URLError(.badServerResponse)`.
+    private func refuseUnaskedPartialContent(_ response: TransportResponse, request: URLRequest) throws {
+        guard response.head.statusCode == 206, request.value(forHTTPHeaderField: "Range") == nil else { return }
+        response.body.cancel()
+        throw URLError(.badServerResponse, userInfo: [
+            NSURLErrorFailingURLErrorKey: request.url as Any,
+            NSLocalizedDescriptionKey: "The server answered 206 Partial Content to a request that asked for no range.",
+        ])
     }
 
     private func storeCookies(from response: TransportResponse, for request: URLRequest) {
@@ -384,11 +416,15 @@ public final class Exchange: Sendable {
         )
         let failures = attempts[space, default: 0]
         guard machine.withLock({ $0.authenticationRetries }) < configuration.maximumAuthenticationAttempts else { return nil }
+        // The configured credential was given for the request's own origin; another origin reached by a
+        // redirect gets it only through the credential store's entry for its protection space or an
+        // explicit answer of the challenge handler (curl's rule without --location-trusted).
+        let ownCredential = originalRequest.url.map(Origin.init) == Origin(url) ? configuration.credential : nil
         let challenge = AuthenticationChallenge(
             scheme: scheme,
             protectionSpace: space,
             previousFailureCount: failures,
-            proposedCredential: failures > 0 ? configuration.credential : nil,
+            proposedCredential: failures > 0 ? ownCredential : nil,
             failureResponse: response.head,
             request: request
         )
@@ -400,7 +436,7 @@ public final class Exchange: Sendable {
         case .performDefaultHandling:
             // A credential that failed once is not sent again.
             credential = failures == 0
-                ? configuration.credential ?? configuration.credentialStore?.credential(host: space.host, port: space.port, realm: space.realm)
+                ? ownCredential ?? configuration.credentialStore?.credential(host: space.host, port: space.port, realm: space.realm)
                 : nil
         case .continueWithoutCredential:
             credential = nil
@@ -440,14 +476,23 @@ public final class Exchange: Sendable {
         hop: HopState,
         resumption: DownloadResumption?
     ) async throws -> ExchangeResult {
-        let outcome = resumption?.outcome(of: response.head)
-        let kept: Int64 = if case .continued(let offset) = outcome { offset } else { 0 }
-        let length = response.head.expectedContentLength
-        live.withLock {
-            $0.received = TransferProgress(bytesThisTime: 0, totalBytes: kept, totalBytesExpected: length < 0 ? -1 : kept + length)
+        let outcome = resumptionOutcome(of: response.head, activeResumption: resumption)
+        let continuation: ContentRange? = if case .continued = outcome { resumption?.continuation(in: response.head) } else { nil }
+        let kept = continuation?.start ?? 0
+        let length = continuation?.length ?? response.head.expectedContentLength
+        let (total, overflow) = kept.addingReportingOverflow(length)
+        let received = TransferProgress(bytesThisTime: 0, totalBytes: kept, totalBytesExpected: length < 0 || overflow ? -1 : total)
+        live.withLock { $0.received = received }
+        var allowance = BodyAllowance(exactLength: continuation?.length, maximum: configuration.maximumBodySize, kept: kept, url: request.url)
+        do {
+            try allowance.checkAnnounced(response.head.expectedContentLength)
+        } catch {
+            response.body.cancel()
+            throw error
         }
         rememberWorkingCredential(hop, response: response.head)
         configuration.didReceiveResponse?(response.head)
+        if let outcome { configuration.didDecideResumption?(outcome, received) }
         let redirects = machine.withLock { $0.redirectCount }
         func result(data: Data?, body: ResponseBodyStream?) -> ExchangeResult {
             ExchangeResult(
@@ -464,14 +509,17 @@ public final class Exchange: Sendable {
             return result(data: Data(), body: nil)
         }
         guard var writer = try sink(for: outcome, kept: kept).makeWriter() else {
-            return result(data: nil, body: ResponseBodyStream(ObservedBody(base: response.body, exchange: self), cancel: response.body.cancel))
+            let observed = ObservedBody(base: response.body, exchange: self, allowance: allowance)
+            return result(data: nil, body: ResponseBodyStream(observed, cancel: response.body.cancel))
         }
         do {
             for try await chunk in response.body {
+                if !allowance.isUnlimited { try allowance.admit(chunk.count) }
                 try await writer.write(chunk)
                 didReceive(chunk.count)
                 try await gate.waitWhilePaused()
             }
+            try allowance.finish()
             let data = try await writer.finish()
             _ = machine.withLock { $0.bodyFinished() }
             markResponseEnd()
@@ -483,16 +531,25 @@ public final class Exchange: Sendable {
         }
     }
 
-    /// The sink for the final body: a resumed file continues after its kept bytes or starts over;
-    /// an unrelated answer (an error status) goes to memory so the kept bytes stay untouched.
+    /// How the final response treats the bytes a resumed download kept: judged by the range request
+    /// when one went out, else (the resumption could not be used, or was dropped after a mismatch) as
+    /// the answer to a request for the whole resource. `nil` when nothing was kept.
+    private func resumptionOutcome(of response: HTTPURLResponse, activeResumption: DownloadResumption?) -> ResumptionOutcome? {
+        if let activeResumption { return activeResumption.outcome(of: response) }
+        return configuration.resumption.map { _ in DownloadResumption.outcome(ofFullRequest: response) }
+    }
+
+    /// The sink for the final body: a resumed file continues after its kept bytes, or starts over
+    /// (truncated before the first byte) whenever the body does not continue them; an unrelated
+    /// answer (an error status) goes to memory so the kept bytes stay untouched.
     private func sink(for outcome: ResumptionOutcome?, kept: Int64) -> ResponseSink {
         switch (configuration.sink, outcome) {
         case (.file(let url, _), .continued?):
             return .file(url, offset: kept)
-        case (.file(let url, _), .restarted?):
-            return .file(url, offset: 0)
         case (_, .unrelated?):
             return .memory
+        case (.file(let url, _), _?):
+            return .file(url, offset: 0)
         default:
             return configuration.sink
         }
@@ -552,26 +609,31 @@ public final class Exchange: Sendable {
     }
 }
 
-/// A `.stream` sink's body: counts progress, honours pause, and ends the exchange.
+/// A `.stream` sink's body: counts progress, holds the body to its allowance, honours pause, and
+/// ends the exchange.
 private struct ObservedBody: AsyncSequence, Sendable {
     let base: ResponseBodyStream
     let exchange: Exchange
+    let allowance: BodyAllowance
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(base: base.makeAsyncIterator(), exchange: exchange)
+        Iterator(base: base.makeAsyncIterator(), exchange: exchange, allowance: allowance)
     }
 
     struct Iterator: AsyncIteratorProtocol {
         var base: ResponseBodyStream.Iterator
         let exchange: Exchange
+        var allowance: BodyAllowance
 
         mutating func next() async throws -> Data? {
             do {
                 try await exchange.waitWhilePaused()
                 guard let chunk = try await base.next() else {
+                    try allowance.finish()
                     exchange.streamDidEnd(error: nil)
                     return nil
                 }
+                if !allowance.isUnlimited { try allowance.admit(chunk.count) }
                 exchange.didReceive(chunk.count)
                 return chunk
             } catch {

@@ -41,7 +41,11 @@ public struct ExchangeConfiguration: Sendable {
     /// Cookies are read from and stored here when the request's `httpShouldHandleCookies` is
     /// `true`. Default `nil`: no cookie handling.
     public var cookieJar: CookieJar?
-    /// The credential answering a Basic or Digest challenge. Default `nil`.
+    /// The credential answering a Basic or Digest challenge from the origin (scheme, host, port) of the
+    /// request as given. Default `nil`.
+    ///
+    /// It is never sent to another origin reached by a redirect: a challenge from there is answered only
+    /// from ``credentialStore`` (an entry for that host, port and realm) or by ``challengeHandler``.
     public var credential: URLCredential?
     /// Consulted for a credential when the request has none, and updated with credentials that
     /// worked. Default `nil`.
@@ -61,10 +65,22 @@ public struct ExchangeConfiguration: Sendable {
     public var downloadProgress: (@Sendable (TransferProgress) -> Void)?
     /// Called once with the final response head, before its body is delivered. Default `nil`.
     public var didReceiveResponse: (@Sendable (HTTPURLResponse) -> Void)?
-    /// Continue a partial download: the request carries `Range` and `If-Range`, a 206 continues after
-    /// the kept bytes (a file sink keeps them), a 200 starts over cleanly, and an unrelated status
-    /// leaves the kept bytes untouched (its body goes to ``ExchangeResult/data``). Default `nil`.
+    /// Continue a partial download: the request carries `Range` and `If-Range`, and a 206 that proves it
+    /// continues the kept bytes (see ``DownloadResumption``) continues after them (a file sink keeps them).
+    /// Any other success — a 200, a 206 that does not fit (then the whole resource is asked for again), or
+    /// a resumption without a validator (then the request goes out without a range) — starts over: a file
+    /// sink is truncated before the first byte. An unrelated status leaves the kept bytes untouched (its
+    /// body goes to ``ExchangeResult/data``). Default `nil`.
     public var resumption: DownloadResumption?
+    /// Called once, before the body of an exchange with a ``resumption``, with how the server's answer
+    /// treats the kept bytes and the receive progress that starts from it (kept bytes and the total
+    /// expected). Default `nil`.
+    public var didDecideResumption: (@Sendable (ResumptionOutcome, TransferProgress) -> Void)?
+    /// The most response body bytes accepted (for a resumed download: with the kept bytes). A response
+    /// whose `Content-Length` is larger fails at once, a longer body as soon as it passes the limit (the
+    /// bytes past it are not delivered), with `URLError(.dataLengthExceedsMaximum)`. Default `nil`: no
+    /// limit — a body held in memory can then grow as large as the server makes it.
+    public var maximumBodySize: Int64?
     /// Called once when the exchange ends, on the exchange's task. Default `nil`.
     public var completion: (@Sendable (Result<ExchangeResult, any Error>) -> Void)?
 

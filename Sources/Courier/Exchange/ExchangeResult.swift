@@ -41,6 +41,9 @@ public struct ExchangeMetrics: Sendable {
         public var connection: ConnectionEstablishment?
         /// When the response head arrived.
         public var responseStart: Date?
+        /// How many times the transport sent this request again on a new connection because a reused one was
+        /// closed before answering (0 or 1; see ``TransportResponse/staleConnectionRetries``).
+        public var staleConnectionRetries = 0
         /// When the response body ended (or was abandoned for a follow-up).
         public var responseEnd: Date?
     }

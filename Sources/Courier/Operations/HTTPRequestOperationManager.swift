@@ -71,7 +71,8 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         set { settings.withLock { $0.securityPolicy = newValue } }
     }
 
-    /// Given to every operation for authentication challenges. Default `nil`.
+    /// Given to every operation for authentication challenges from its request's own origin (see
+    /// ``URLConnectionOperation/credential``). Default `nil`.
     public var credential: URLCredential? {
         get { settings.withLock { $0.credential } }
         set { settings.withLock { $0.credential = newValue } }

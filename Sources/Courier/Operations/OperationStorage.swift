@@ -41,6 +41,7 @@ struct OperationStorage: Sendable {
     var outputFileURL: URL?
     var userInfo: [String: any Sendable] = [:]
     var credential: URLCredential?
+    var maximumResponseDataSize: Int64?
     var shouldUseCredentialStorage = true
     var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
     var transport: (any HTTPTransport)?

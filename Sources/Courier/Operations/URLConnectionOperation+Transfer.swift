@@ -117,6 +117,7 @@ extension URLConnectionOperation {
         }
         configuration.resumption = resumption
         configuration.credential = snapshot.credential
+        if case .memory = destination { configuration.maximumBodySize = snapshot.maximumResponseDataSize }
         configuration.credentialStore = snapshot.shouldUseCredentialStorage ? CredentialStore.shared : nil
         configure(&configuration, blocks: snapshot.blocks)
         configuration.didReceiveResponse = { [weak self] head in

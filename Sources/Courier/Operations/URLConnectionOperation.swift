@@ -50,7 +50,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     }
 
     /// A new, ready operation with this one's request, progress, authentication, redirect and
-    /// cache blocks, completion queue and group, credential, credential-storage flag, security
+    /// cache blocks, completion queue and group, credential, response size limit, credential-storage flag, security
     /// policy and transport; not its output stream or file, completion block, user info or
     /// state (seed 000's copying caveats). Subclasses copy their own configuration too.
     open func copy(with zone: NSZone? = nil) -> Any {
@@ -61,6 +61,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
                 fresh.completionQueue = original.completionQueue
                 fresh.completionGroup = original.completionGroup
                 fresh.credential = original.credential
+                fresh.maximumResponseDataSize = original.maximumResponseDataSize
                 fresh.shouldUseCredentialStorage = original.shouldUseCredentialStorage
                 fresh.securityPolicy = original.securityPolicy
                 fresh.transport = original.transport
@@ -135,10 +136,22 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
         set { storage.withLock { $0.outputFileURL = newValue } }
     }
 
+    /// The most bytes ``responseData`` may hold: a response whose body is longer fails with
+    /// `URLError(.dataLengthExceedsMaximum)` (at once when its `Content-Length` says so, otherwise when
+    /// the body passes the limit). Applies when the body goes to memory, not to ``outputStream`` or
+    /// ``outputFileURL``. Default `nil`: no limit, as in AFNetworking — any server can then make the
+    /// operation hold as much as it sends. Courier's addition.
+    public var maximumResponseDataSize: Int64? {
+        get { storage.withLock { $0.maximumResponseDataSize } }
+        set { storage.withLock { $0.maximumResponseDataSize = newValue } }
+    }
+
     // MARK: Credentials, security, transport
 
-    /// The credential for authentication challenges. Default `nil`. A credential stored for the
-    /// request's protection space is used after it when ``shouldUseCredentialStorage`` is true.
+    /// The credential for authentication challenges from the request's own origin (scheme, host and
+    /// port); never sent to another origin a redirect leads to. Default `nil`. A credential stored for
+    /// the challenge's protection space is used after it (and on other origins) when
+    /// ``shouldUseCredentialStorage`` is true.
     public var credential: URLCredential? {
         get { storage.withLock { $0.credential } }
         set { storage.withLock { $0.credential = newValue } }

@@ -27,6 +27,7 @@ public class DataTask: SessionTask, @unchecked Sendable {
 
     override func configure(_ configuration: inout ExchangeConfiguration) {
         configuration.sink = .stream
+        configuration.maximumBodySize = manager.configuration.maximumResponseDataSize
         configuration.didReceiveResponse = { [weak self] response in self?.didReceive(response: response) }
         configuration.downloadProgress = { [weak self] progress in self?.didReceive(progress) }
     }

@@ -87,25 +87,22 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             offset = resumption.offset
         }
         configuration.sink = .file(partialFile, offset: offset)
-        configuration.didReceiveResponse = { [weak self] response in self?.didReceiveHead(response) }
+        configuration.didReceiveResponse = { [weak self] response in self?.didReceive(response: response) }
+        configuration.didDecideResumption = { [weak self] outcome, progress in
+            guard let self else { return }
+            switch outcome {
+            case .continued(let offset):
+                manager.downloadTaskDidResume(self, offset: offset, expectedTotalBytes: progress.totalBytesExpected)
+            case .restarted:
+                manager.downloadTaskDidResume(self, offset: 0, expectedTotalBytes: progress.totalBytesExpected)
+            case .alreadyComplete, .mismatch, .unrelated:
+                break
+            }
+        }
         configuration.downloadProgress = { [weak self] progress in
             guard let self else { return }
             didReceive(progress)
             manager.downloadTaskDidWriteData(self, progress)
-        }
-    }
-
-    private func didReceiveHead(_ response: HTTPURLResponse) {
-        didReceive(response: response)
-        guard let resumption = local.withLock({ $0.resumption }) else { return }
-        let expected = response.expectedContentLength
-        switch resumption.outcome(of: response) {
-        case .continued(let offset):
-            manager.downloadTaskDidResume(self, offset: offset, expectedTotalBytes: expected < 0 ? -1 : offset + expected)
-        case .restarted:
-            manager.downloadTaskDidResume(self, offset: 0, expectedTotalBytes: expected)
-        default:
-            break
         }
     }
 
@@ -245,9 +242,11 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
               let size = (try? FileManager.default.attributesOfItem(atPath: partialFile.path)[.size] as? NSNumber)?.int64Value
         else { return nil }
         var resumption = DownloadResumption(offset: size, response: response)
-        if response.statusCode == 206, resumption.validator == nil, let previous = local.withLock({ $0.resumption }) {
+        if response.statusCode == 206, let previous = local.withLock({ $0.resumption }) {
+            // The 206 continued the previous part, so it carried the same validator; keep what was recorded.
             resumption.entityTag = previous.entityTag
             resumption.lastModified = previous.lastModified
+            resumption.completeLength = resumption.completeLength ?? previous.completeLength
         }
         return try? DownloadResumeData(request: request, partialFile: partialFile, resumption: resumption).encoded()
     }

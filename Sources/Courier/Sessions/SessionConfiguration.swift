@@ -18,6 +18,12 @@ public struct SessionConfiguration: Sendable {
     /// The most time a task may take from `resume()` to its end, whatever moves; it then fails with
     /// `URLError(.timedOut)`. Default 7 days, as `URLSessionConfiguration`.
     public var timeoutIntervalForResource: TimeInterval = 7 * 24 * 60 * 60
+    /// The most bytes a data or upload task holds in memory as its response body: a longer body fails the
+    /// task with `URLError(.dataLengthExceedsMaximum)` (at once when its `Content-Length` says so). Download
+    /// tasks and the streamed `bytes(for:)` API are not limited (they never hold the body); a data task that
+    /// becomes a download keeps its limit. Default `nil`: no
+    /// limit, as in URLSession — any server can then make a task hold as much as it sends. Courier's addition.
+    public var maximumResponseDataSize: Int64?
     /// Headers added to every request that does not set them itself. Default: empty.
     public var httpAdditionalHeaders: [String: String] = [:]
     /// The most HTTP/1.1 connections to one host. Default 8. Used when the session makes its own

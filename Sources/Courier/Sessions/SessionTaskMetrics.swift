@@ -51,6 +51,9 @@ public struct SessionTaskMetrics: Sendable {
         public let responseStartDate: Date?
         /// When the response body ended.
         public let responseEndDate: Date?
+        /// How many times this request was sent again on a new connection because the reused connection it first
+        /// went out on was closed before answering (0 or 1). Not in `URLSessionTaskTransactionMetrics`.
+        public let staleConnectionRetries: Int
     }
 
     /// From `resume()` to the end of the task.
@@ -85,7 +88,8 @@ public struct SessionTaskMetrics: Sendable {
                 secureConnectionEndDate: transaction.connection.flatMap { $0.isSecure ? $0.end : nil },
                 requestStartDate: transaction.requestStart,
                 responseStartDate: transaction.responseStart,
-                responseEndDate: transaction.responseEnd
+                responseEndDate: transaction.responseEnd,
+                staleConnectionRetries: transaction.staleConnectionRetries
             )
         }
     }

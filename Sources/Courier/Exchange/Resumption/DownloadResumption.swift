@@ -7,6 +7,11 @@ import FoundationNetworking
 /// the exchange asks for the rest with `Range: bytes=offset-` and `If-Range: validator`
 /// (RFC 9110 §13.1.5, §14.2).
 ///
+/// Parts are combined only when the server proves they belong together (RFC 9110 §15.3.7.3): the
+/// `206` carries the same strong validator, its `Content-Range` starts exactly at ``offset`` and runs
+/// to the end of a representation of the recorded ``completeLength``, and its `Content-Length` (when
+/// sent) is that range's length. Anything else starts the download over from the first byte.
+///
 /// Codable, so it can be written to disk and survive a process restart.
 public struct DownloadResumption: Sendable, Codable, Equatable {
     /// Bytes already received and kept.
@@ -15,27 +20,38 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
     public var entityTag: String?
     /// The response's `Last-Modified`, if it had one.
     public var lastModified: String?
+    /// The length of the whole representation the kept bytes belong to, when the response told it
+    /// (its `Content-Length` for a `200`, the total of its `Content-Range` for a `206`). Default `nil`.
+    public var completeLength: Int64?
 
     /// Creates a resumption point.
-    public init(offset: Int64, entityTag: String? = nil, lastModified: String? = nil) {
+    public init(offset: Int64, entityTag: String? = nil, lastModified: String? = nil, completeLength: Int64? = nil) {
         self.offset = offset
         self.entityTag = entityTag
         self.lastModified = lastModified
+        self.completeLength = completeLength
     }
 
-    /// The resumption point for `offset` bytes of `response`'s body, with its validators.
+    /// The resumption point for `offset` bytes of `response`'s body, with its validators and the
+    /// representation's complete length.
     public init(offset: Int64, response: HTTPURLResponse) {
+        let completeLength: Int64? = switch response.statusCode {
+        case 206: response.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init(parsing:))?.total
+        case 200: response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+        default: nil
+        }
         self.init(
             offset: offset,
             entityTag: response.value(forHTTPHeaderField: "ETag"),
-            lastModified: response.value(forHTTPHeaderField: "Last-Modified")
+            lastModified: response.value(forHTTPHeaderField: "Last-Modified"),
+            completeLength: completeLength
         )
     }
 
     /// The `If-Range` value: a strong entity tag, else the last-modified date, else `nil`
     /// (a weak tag cannot be used with `If-Range`).
     public var validator: String? {
-        if let entityTag, !entityTag.hasPrefix("W/") { return entityTag }
+        if let entityTag, !Self.isWeak(entityTag) { return entityTag }
         return lastModified
     }
 
@@ -60,21 +76,79 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
         return request
     }
 
-    /// What a response to a resumed request means for the bytes already kept.
+    /// What a response to the range request of this resumption means for the bytes already kept.
     func outcome(of response: HTTPURLResponse) -> ResumptionOutcome {
-        let contentRange = response.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init(parsing:))
         switch response.statusCode {
         case 206:
-            guard let range = contentRange, range.start == offset else { return .mismatch }
-            return .continued(from: offset)
+            return continuation(in: response) != nil ? .continued(from: offset) : .mismatch
         case 416:
-            if let total = contentRange?.total, total == offset { return .alreadyComplete }
-            return .mismatch
+            // `bytes */N`: the kept bytes are the whole representation only if N is their count and
+            // the length recorded with them agrees. The validator matched: a server evaluates `Range`
+            // only when `If-Range` matches (RFC 9110 §13.1.5), else it answers 200 — and a 416 that
+            // shows a validator (nginx shows none) must show the same one.
+            guard let range = response.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init(parsing:)),
+                  range.start == nil, range.total == offset,
+                  completeLength == nil || completeLength == offset,
+                  !hasOtherValidator(than: response)
+            else { return .mismatch }
+            return .alreadyComplete
         case 200:
             return .restarted
         default:
             return .unrelated
         }
+    }
+
+    /// What the response to a request sent *without* a range (the resumption could not be used) means
+    /// for the kept bytes: a success replaces them, anything else leaves them alone.
+    static func outcome(ofFullRequest response: HTTPURLResponse) -> ResumptionOutcome {
+        (200..<300).contains(response.statusCode) ? .restarted : .unrelated
+    }
+
+    /// The byte range a `206` continues the kept bytes with, or `nil` when it does not fit them: the
+    /// range must start at ``offset``, end with the representation, agree with ``completeLength`` and the
+    /// `Content-Length`, and the response must carry the same strong validator.
+    func continuation(in response: HTTPURLResponse) -> ContentRange? {
+        guard response.statusCode == 206,
+              let range = response.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init(parsing:)),
+              range.start == offset, let length = range.length
+        else { return nil }
+        if let total = range.total {
+            guard range.end == total - 1 else { return nil }  // `bytes=offset-` asks for everything after it
+        }
+        if let completeLength {
+            guard range.total == completeLength else { return nil }
+        }
+        let declared = response.expectedContentLength
+        guard declared < 0 || declared == length else { return nil }
+        return hasSameStrongValidator(as: response) ? range : nil
+    }
+
+    /// Whether `response` carries the validator the kept bytes were recorded with, compared strongly
+    /// (RFC 9110 §8.8.3.2): the same strong entity tag, or — when the kept bytes had only a date — the
+    /// same `Last-Modified`.
+    func hasSameStrongValidator(as response: HTTPURLResponse) -> Bool {
+        if let entityTag, !Self.isWeak(entityTag) {
+            guard let other = response.value(forHTTPHeaderField: "ETag") else { return false }
+            return !Self.isWeak(other) && other == entityTag
+        }
+        guard let lastModified else { return false }
+        return response.value(forHTTPHeaderField: "Last-Modified") == lastModified
+    }
+
+    /// Whether `response` shows a validator of the kind the kept bytes were recorded with, and it differs.
+    func hasOtherValidator(than response: HTTPURLResponse) -> Bool {
+        if let entityTag, !Self.isWeak(entityTag), let other = response.value(forHTTPHeaderField: "ETag") {
+            return other != entityTag
+        }
+        if validator == lastModified, let lastModified, let other = response.value(forHTTPHeaderField: "Last-Modified") {
+            return other != lastModified
+        }
+        return false
+    }
+
+    private static func isWeak(_ entityTag: String) -> Bool {
+        entityTag.hasPrefix("W/")
     }
 }
 
@@ -85,20 +159,32 @@ public enum ResumptionOutcome: Sendable, Equatable {
     /// The resource changed or the server ignores ranges (200): the body is the whole resource,
     /// and kept bytes were discarded.
     case restarted
-    /// Everything had already been received (416 with a total equal to the kept bytes).
+    /// Everything had already been received: a 416 whose `Content-Range: bytes */N` equals the kept
+    /// bytes, with the same strong validator.
     case alreadyComplete
-    /// The server's answer does not fit the kept bytes (a 416 for another length, or a 206 for
-    /// another range); the exchange asks again for the whole resource.
+    /// The server's answer does not fit the kept bytes (a 206 for another range, another length or
+    /// another validator, or a 416 that does not prove them complete); the exchange asks again for
+    /// the whole resource and starts over from the first byte.
     case mismatch
     /// Another status (an error): the kept bytes are left untouched and the body goes to memory.
     case unrelated
 }
 
 /// A `Content-Range` value: `bytes start-end/total`, `bytes start-end/*` or `bytes */total`.
+///
+/// Parsed strictly, as untrusted input: numbers are plain non-negative decimals that fit `Int64`,
+/// `start <= end`, and `end < total` when both are known.
 struct ContentRange: Equatable {
     let start: Int64?
     let end: Int64?
     let total: Int64?
+
+    /// The number of bytes in the range (`end - start + 1`), or `nil` for `*` (or a range too large to count).
+    var length: Int64? {
+        guard let start, let end else { return nil }
+        let (span, overflow) = (end - start).addingReportingOverflow(1)
+        return overflow ? nil : span
+    }
 
     init?(parsing text: String) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -106,16 +192,28 @@ struct ContentRange: Equatable {
         let spec = trimmed.dropFirst(6)
         let halves = spec.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         guard halves.count == 2 else { return nil }
-        total = halves[1] == "*" ? nil : Int64(halves[1])
-        if halves[1] != "*" && total == nil { return nil }
+        if halves[1] == "*" {
+            total = nil
+        } else {
+            guard let total = Self.number(halves[1]) else { return nil }
+            self.total = total
+        }
         if halves[0] == "*" {
+            guard total != nil else { return nil }  // `bytes */*` says nothing
             start = nil
             end = nil
         } else {
-            let bounds = halves[0].split(separator: "-", maxSplits: 1)
-            guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), first <= last else { return nil }
+            let bounds = halves[0].split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+            guard bounds.count == 2, let first = Self.number(bounds[0]), let last = Self.number(bounds[1]), first <= last else { return nil }
+            if let total, last >= total { return nil }
             start = first
             end = last
         }
+    }
+
+    /// A decimal of digits only (no sign, no spaces) that fits `Int64`.
+    private static func number(_ text: Substring) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int64(text)
     }
 }
