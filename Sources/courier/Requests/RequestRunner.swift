@@ -35,7 +35,8 @@ struct RequestRunner {
         configuration.followsRedirects = options.follow
         configuration.maximumRedirects = options.maxRedirects
         configuration.credential = credential
-        if let output { configuration.sink = .file(output) }
+        // The body streams to its destination: the output file, or standard output as it arrives.
+        configuration.sink = output.map { .file($0) } ?? .stream
         let upload = items.contains(where: \.isFile) ? ProgressDisplay() : nil
         if let upload {
             configuration.uploadProgress = { progress in
@@ -50,26 +51,36 @@ struct RequestRunner {
         } catch {
             outcome = .failure(error)
         }
-        try? await transport.shutdown()
         if case .success = outcome { upload?.finish() } else { upload?.abandon() }
-        if options.verbose {
-            FileHandle.standardError.write(Data(VerboseTrace(metrics: exchange.metrics).lines.map { $0 + "\n" }.joined().utf8))
-        }
-
-        switch outcome {
-        case .success(let result):
-            let version = result.metrics.transactions.last?.httpVersion
-            ResponsePrinter(verbose: options.verbose).printResponse(result.response, httpVersion: version, body: result.data)
-            if let output {
-                FileHandle.standardError.write(Data("courier: wrote \(result.bytesReceived) bytes to \(output.path)\n".utf8))
+        defer {
+            if options.verbose {
+                FileHandle.standardError.write(Data(VerboseTrace(metrics: exchange.metrics).lines.map { $0 + "\n" }.joined().utf8))
             }
+        }
+        do {
+            let result = try outcome.get()
+            try await printResponse(result, output: output)
+            try? await transport.shutdown()
             if options.checkStatus && result.response.statusCode >= 400 {
                 throw CLIFailure(status: .httpError, message: "HTTP \(result.response.statusCode) from \(result.request.url?.absoluteString ?? options.url)")
             }
-        case .failure(let error as URLError):
-            throw CLIFailure(status: .network, message: error.localizedDescription)
-        case .failure(let error):
-            throw CLIFailure(status: .network, message: "\(error)")
+        } catch let failure as CLIFailure {
+            throw failure
+        } catch {
+            try? await transport.shutdown()
+            throw CLIFailure(status: .network, message: (error as? URLError)?.localizedDescription ?? "\(error)")
+        }
+    }
+
+    /// The status line (and headers with `--verbose`), then the body: streamed to standard output as it
+    /// arrives, or already in `output`.
+    private func printResponse(_ result: ExchangeResult, output: URL?) async throws {
+        let printer = ResponsePrinter(verbose: options.verbose)
+        printer.printHead(result.response, httpVersion: result.metrics.transactions.last?.httpVersion)
+        if let output {
+            FileHandle.standardError.write(Data("courier: wrote \(result.bytesReceived) bytes to \(output.path)\n".utf8))
+        } else if let body = result.body {
+            _ = try await printer.printBody(body, contentType: result.response.value(forHTTPHeaderField: "Content-Type"))
         }
     }
 
