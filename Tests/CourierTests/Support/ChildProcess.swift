@@ -15,11 +15,14 @@ final class ChildProcess: Sendable {
         /// The exit code, or the signal number when `terminatedBySignal`.
         let status: Int32
         let terminatedBySignal: Bool
+        /// The most memory the process held (`VmHWM` as last read from `/proc` while it ran), in bytes.
+        let peakResidentBytes: Int
     }
 
     private let process: Process
     private let output = Mutex<(out: String, err: String)>(("", ""))
-    private let openReaders = Atomic<Int>(2)
+    private let openReaders: Atomic<Int>
+    private let peakResident = Atomic<Int>(0)
 
     /// The built executable `name`, found next to the test bundle.
     static func executable(_ name: String) throws -> URL {
@@ -28,15 +31,22 @@ final class ChildProcess: Sendable {
         return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "\(name) is not built next to the tests")
     }
 
-    /// Starts `name` with `arguments`; `environment` entries are added to this process's environment.
-    init(_ name: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws {
+    /// Starts `name` with `arguments`; `environment` entries are added to this process's environment. Standard
+    /// output goes to the file `standardOutput` when given (then ``Outcome/standardOutput`` is empty).
+    init(_ name: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil, standardOutput: URL? = nil) throws {
         let process = Process()
         process.executableURL = try Self.executable(name)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
+        if let standardOutput {
+            _ = FileManager.default.createFile(atPath: standardOutput.path, contents: nil)
+            process.standardOutput = try FileHandle(forWritingTo: standardOutput)
+        } else {
+            process.standardOutput = outPipe
+        }
+        openReaders = Atomic(standardOutput == nil ? 2 : 1)
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
         self.process = process
@@ -52,13 +62,31 @@ final class ChildProcess: Sendable {
                 self.openReaders.subtract(1, ordering: .releasing)
             }
         }
-        read(outPipe.fileHandleForReading) { $0.out += $1 }
+        if standardOutput == nil { read(outPipe.fileHandleForReading) { $0.out += $1 } }
         read(errPipe.fileHandleForReading) { $0.err += $1 }
+        let pid = process.processIdentifier
+        Thread.detachNewThread { [self] in
+            // VmHWM is the peak so far; the last value read before the process ends is (nearly) its peak.
+            while self.process.isRunning {
+                if let peak = Self.peakResidentBytes(of: pid) { self.peakResident.store(peak, ordering: .relaxed) }
+                usleep(10_000)
+            }
+        }
+    }
+
+    /// `VmHWM` of process `pid`, in bytes.
+    private static func peakResidentBytes(of pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
+        return line.flatMap { Int($0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") }.map { $0 * 1024 }
     }
 
     /// Runs `name` to completion (killed after `timeout`) and returns what it printed and how it ended.
-    static func run(_ name: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil, timeout: Duration = .seconds(60)) async throws -> Outcome {
-        let child = try ChildProcess(name, arguments, environment: environment, currentDirectory: currentDirectory)
+    static func run(
+        _ name: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil,
+        standardOutput: URL? = nil, timeout: Duration = .seconds(60)
+    ) async throws -> Outcome {
+        let child = try ChildProcess(name, arguments, environment: environment, currentDirectory: currentDirectory, standardOutput: standardOutput)
         return try await child.finish(timeout: timeout)
     }
 
@@ -100,6 +128,9 @@ final class ChildProcess: Sendable {
         process.waitUntilExit()
         while openReaders.load(ordering: .acquiring) > 0 { try await Task.sleep(for: .milliseconds(5)) }
         let (out, err) = printed
-        return Outcome(standardOutput: out, standardError: err, status: process.terminationStatus, terminatedBySignal: process.terminationReason == .uncaughtSignal)
+        return Outcome(
+            standardOutput: out, standardError: err, status: process.terminationStatus,
+            terminatedBySignal: process.terminationReason == .uncaughtSignal, peakResidentBytes: peakResident.load(ordering: .relaxed)
+        )
     }
 }

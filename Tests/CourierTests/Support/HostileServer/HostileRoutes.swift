@@ -9,7 +9,7 @@ import Synchronization
 /// | `/status/NNN?body=length\|chunked\|none` | a status line with code `NNN` (`000`, `042`, `600`…) |
 /// | `/file/<scenario>` | the 100,000-byte resource ``HostileFile`` under a resumption scenario (see ``fileScenario``) |
 /// | `/challenge/basic`, `/challenge/digest` | `401` with a Basic or Digest challenge, whatever the request carried |
-/// | `/big?bytes=N` | `N` bytes of text, chunked, as fast as the client reads |
+/// | `/big?bytes=N`, `/big-json?bytes=N` | `N` bytes of text (or a JSON string of `N` x's), chunked, as fast as the client reads |
 /// | `/slow?seconds=S` | 100 bytes spread over `S` seconds (`Content-Length`), for timeouts |
 /// | `/stale` → `/stale-target` | a `302` kept alive, then the connection closed without answering the next request |
 /// | `/stale-post` | `200` kept alive, then the connection closed without answering the next request |
@@ -48,6 +48,8 @@ final class HostileRoutes: Sendable {
             return .keepAlive
         case "/big":
             return try await big(Int64(request.query("bytes") ?? "") ?? 0, connection)
+        case "/big-json":
+            return try await big(Int64(request.query("bytes") ?? "") ?? 0, connection, json: true)
         case "/slow":
             return try await slow(seconds: Double(request.query("seconds") ?? "") ?? 1, connection)
         case "/stale", "/stale-target", "/stale-post":
@@ -192,16 +194,18 @@ final class HostileRoutes: Sendable {
         }
     }
 
-    /// `bytes` bytes of text, chunked, 64 KiB at a time.
-    private func big(_ bytes: Int64, _ connection: HostileServer.Connection) async throws -> HostileServer.Disposition {
-        try await connection.writeHead("200 OK", [("Content-Type", "text/plain"), ("Transfer-Encoding", "chunked")])
-        let block = Data(repeating: UInt8(ascii: "x"), count: 65_536 - 1) + Data("\n".utf8)
+    /// `bytes` bytes of text, chunked, 64 KiB at a time; with `json`, `{"data":"xxx…"}` with `bytes` x's.
+    private func big(_ bytes: Int64, _ connection: HostileServer.Connection, json: Bool = false) async throws -> HostileServer.Disposition {
+        try await connection.writeHead("200 OK", [("Content-Type", json ? "application/json" : "text/plain"), ("Transfer-Encoding", "chunked")])
+        if json { try await connection.writeChunk(Data(#"{"data":""#.utf8)) }
+        let block = json ? Data(repeating: UInt8(ascii: "x"), count: 65_536) : Data(repeating: UInt8(ascii: "x"), count: 65_536 - 1) + Data("\n".utf8)
         var left = bytes
         while left > 0 {
             let count = Int(min(left, Int64(block.count)))
             try await connection.writeChunk(count == block.count ? block : block.prefix(count))
             left -= Int64(count)
         }
+        if json { try await connection.writeChunk(Data(#""}"#.utf8)) }
         try await connection.endChunks()
         return .keepAlive
     }
