@@ -12,7 +12,8 @@ public struct SessionConfiguration: Sendable {
     public typealias HTTPVersionPolicy = AsyncHTTPClientTransport.HTTPVersionPolicy
 
     /// The idle timeout of each request: how long a request may go without a byte moving before it
-    /// fails with `URLError(.timedOut)`. Applied to requests that keep `URLRequest`'s default of
+    /// fails with `URLError(.timedOut)`, counted from the moment it is on a connection (waiting for one
+    /// is bounded by ``connectionWaitTimeout``). Applied to requests that keep `URLRequest`'s default of
     /// 60 s. Default 60 s.
     public var timeoutIntervalForRequest: TimeInterval = 60
     /// The most time a task may take from `resume()` to its end, whatever moves; it then fails with
@@ -35,6 +36,11 @@ public struct SessionConfiguration: Sendable {
     /// How long a TCP connection (and TLS handshake) may take. Default 10 s. Used when the session
     /// makes its own transport.
     public var connectTimeout: TimeInterval = 10
+    /// How long a request may wait for a connection (queued behind the host's busy connections, or
+    /// while one is made) before it fails with `URLError(.timedOut)`; the request's idle timeout starts
+    /// only once it is on a connection. Default 300 s; zero or less means no limit. Used when the
+    /// session makes its own transport. Courier's addition.
+    public var connectionWaitTimeout: TimeInterval = 300
     /// Where cookies are kept. Default: ``CookieJar/processShared`` for `.default`, a jar of the
     /// session's own for `.ephemeral`. `nil` disables cookies.
     public var httpCookieStorage: CookieJar?
@@ -85,6 +91,7 @@ public struct SessionConfiguration: Sendable {
         settings.maximumConnectionsPerHost = httpMaximumConnectionsPerHost
         settings.httpVersion = httpVersion
         settings.connectTimeout = connectTimeout
+        settings.connectionWaitTimeout = connectionWaitTimeout
         settings.securityPolicy = securityPolicy
         settings.securityPolicies = securityPolicies
         return settings

@@ -17,6 +17,9 @@ struct VerboseTrace {
         for (index, transaction) in transactions.enumerated() {
             lines += Self.requestHead(transaction.request).map { "> " + $0 }
             lines.append(">")
+            if transaction.staleConnectionRetries > 0 {
+                lines.append("* the reused connection was closed before any answer; sent again on a new connection")
+            }
             guard let response = transaction.response else {
                 lines.append("* no response to request \(index + 1)")
                 continue

@@ -1,0 +1,141 @@
+@testable import Courier
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Issue #13, items 9 and 10: waiting in the engine's queue for a connection is not idleness (the
+/// idle timeout starts on a connection; a separate connection-wait limit covers the queue), and a
+/// request that finds its kept-alive connection closed by the server is sent again once on a new
+/// connection when it is idempotent — never a POST.
+@Suite("Data safety: connection waits and stale connections", .timeLimit(.minutes(3)))
+struct ConnectionTimingTests {
+    /// Six trickling 1.5 s responses over two connections with a 1 s idle timeout: the four that wait
+    /// in the queue (up to 3 s) do not time out.
+    @Test func queuedRequestsDoNotTimeOutWhileWaiting() async throws {
+        let server = try await HostileRoutes.startServer()
+        var settings = AsyncHTTPClientTransport.Configuration()
+        settings.maximumConnectionsPerHost = 2
+        let transport = AsyncHTTPClientTransport(configuration: settings)
+        defer { Task { try? await transport.shutdown(); await server.stop() } }
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<6 {
+                group.addTask {
+                    let request = URLRequest(url: server.url("/slow?seconds=1.5"), timeoutInterval: 1)
+                    return try await Exchange(request: request, configuration: .init(transport: transport)).result().data?.count ?? 0
+                }
+            }
+            for try await count in group { #expect(count == 100) }
+        }
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed >= .seconds(4) && elapsed < .seconds(9), "three rounds of 1.5 s took \(elapsed)")
+        #expect(Set(server.requests.map(\.connection)).count == 2, "two connections at most")
+    }
+
+    @Test func theConnectionWaitHasItsOwnLimit() async throws {
+        let server = try await HostileRoutes.startServer()
+        var settings = AsyncHTTPClientTransport.Configuration()
+        settings.maximumConnectionsPerHost = 1
+        settings.connectionWaitTimeout = 0.5
+        let transport = AsyncHTTPClientTransport(configuration: settings)
+        defer { Task { try? await transport.shutdown(); await server.stop() } }
+        async let first = Exchange(request: URLRequest(url: server.url("/slow?seconds=2"), timeoutInterval: 5), configuration: .init(transport: transport)).result()
+        try await Task.sleep(for: .milliseconds(100))
+        let start = ContinuousClock.now
+        let error = await #expect(throws: URLError.self) {
+            _ = try await Exchange(request: URLRequest(url: server.url("/slow?seconds=2"), timeoutInterval: 5), configuration: .init(transport: transport)).result()
+        }
+        let waited = ContinuousClock.now - start
+        #expect(error?.code == .timedOut)
+        #expect(error?.localizedDescription.contains("waiting 0.5 s for a connection") == true, "\(String(describing: error))")
+        #expect(waited >= .milliseconds(400) && waited < .seconds(1.9), "failed after \(waited)")
+        #expect(try await first.data?.count == 100)
+    }
+
+    @Test func sessionsWaitForAConnectionWithoutTimingOut() async throws {
+        let server = try await HostileRoutes.startServer()
+        defer { Task { await server.stop() } }
+        var configuration = SessionConfiguration.ephemeral
+        configuration.httpMaximumConnectionsPerHost = 2
+        configuration.timeoutIntervalForRequest = 1
+        let manager = URLSessionManager(configuration: configuration)
+        manager.completionQueue = SessionFixtures.completionQueue
+        defer { manager.invalidateSessionCancelingTasks(true) }
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<6 {
+                group.addTask { try await manager.data(for: URLRequest(url: server.url("/slow?seconds=1.5"))).0.count }
+            }
+            for try await count in group { #expect(count == 100) }
+        }
+    }
+
+    /// The issue's batch, scaled: 12 two-second downloads at concurrency 12 from one host (the engine keeps
+    /// 8 connections) with a 1 s idle timeout all succeed, in two rounds.
+    @Test func aBatchLargerThanTheConnectionLimitSucceeds() async throws {
+        let server = try await HostileRoutes.startServer()
+        defer { Task { await server.stop() } }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-wait-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = (0..<12).map { "\(server.url("/slow?seconds=2&n=\($0)"))\tfile\($0).txt" }.joined(separator: "\n")
+        let listFile = folder.appendingPathComponent("list.txt")
+        try list.write(to: listFile, atomically: true, encoding: .utf8)
+        let start = ContinuousClock.now
+        let outcome = try await ChildProcess.run("courier", ["batch", listFile.path, "--concurrency", "12", "--timeout", "1", "--output-dir", folder.path])
+        let elapsed = ContinuousClock.now - start
+        #expect(outcome.status == 0, "\(outcome.standardOutput)\n\(outcome.standardError)")
+        #expect(outcome.standardOutput.contains("12 of 12 downloads succeeded"), "\(outcome.standardOutput)")
+        #expect(elapsed >= .seconds(4) && elapsed < .seconds(12), "two rounds of 2 s took \(elapsed)")
+    }
+
+    /// `/stale` answers a 302 on a fresh connection and closes it when the follow-up arrives on it: 20 runs, all
+    /// answered, each after one retry on a new connection.
+    @Test func aStaleKeptAliveConnectionIsRetriedOnce() async throws {
+        let server = try await HostileRoutes.startServer()
+        defer { Task { await server.stop() } }
+        var retries = 0
+        for _ in 0..<20 {
+            let exchange = Exchange(request: URLRequest(url: server.url("/stale")), configuration: .init(transport: Fixtures.transport))
+            let result = try await exchange.result()
+            #expect(result.response.statusCode == 200 && result.data == Data("ok".utf8))
+            retries += result.metrics.transactions.map(\.staleConnectionRetries).reduce(0, +)
+        }
+        #expect(retries >= 20, "each run met at least one stale connection; \(retries) retries counted")
+        #expect(server.requests.filter { $0.indexOnConnection > 0 }.count == retries, "every retry answers a request the server dropped")
+    }
+
+    @Test func aPostOnAStaleConnectionIsNotSentAgain() async throws {
+        let server = try await HostileRoutes.startServer()
+        defer { Task { await server.stop() } }
+        func post() async throws -> ExchangeResult {
+            var request = URLRequest(url: server.url("/stale-post"))
+            request.httpMethod = "POST"
+            request.httpBody = Data("once".utf8)
+            return try await Exchange(request: request, configuration: .init(transport: Fixtures.transport)).result()
+        }
+        #expect(try await post().data == Data("ok".utf8))
+        let error = await #expect(throws: URLError.self) { _ = try await post() }
+        #expect(error?.code == .networkConnectionLost)
+        #expect(error?.localizedDescription.contains("closed a reused connection") == true, "\(String(describing: error))")
+        #expect(server.requests(to: "/stale-post").count == 2, "the second POST was sent once")
+    }
+
+    @Test func sessionsAndTheCLIRetryToo() async throws {
+        let server = try await HostileRoutes.startServer()
+        defer { Task { await server.stop() } }
+        let manager = SessionFixtures.manager()
+        defer { manager.invalidateSessionCancelingTasks(true) }
+        let metrics = Recorder<SessionTaskMetrics>()
+        manager.setTaskDidFinishCollectingMetricsBlock { _, _, collected in metrics.append(collected) }
+        let (data, _) = try await manager.data(for: URLRequest(url: server.url("/stale")))
+        #expect(data == Data("ok".utf8))
+        #expect(metrics.all.first?.transactionMetrics.map(\.staleConnectionRetries) == [0, 1])
+
+        let outcome = try await CLIRequestTests.courier(["get", "-v", server.url("/stale").absoluteString])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput.hasSuffix("\n\nok"), "\(outcome.standardOutput.debugDescription)")
+        #expect(outcome.standardError.contains("sent again on a new connection"), "\(outcome.standardError)")
+    }
+}
