@@ -1,17 +1,25 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// libFuzzer targets for the parsers Courier writes itself. The parser sources are symlinks to the
-// files in ../Sources/Courier/Serialization/Response (the same files, not copies).
+// libFuzzer targets for the parsers and checks Courier writes itself. Their sources are symlinks to the
+// files in ../Sources/Courier (the same files, not copies). FuzzRequestURL also links AsyncHTTPClient: it
+// drives URLs up to the engine's request type.
 // Build: swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 // See README.md.
 let package = Package(
     name: "CourierFuzz",
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    ],
     targets: [
         .target(name: "FuzzDriver"),
         .executableTarget(name: "FuzzMediaType", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzImageHeader", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzCharsetDecoding", dependencies: ["FuzzDriver"]),
+        .executableTarget(
+            name: "FuzzRequestURL",
+            dependencies: ["FuzzDriver", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
