@@ -131,11 +131,17 @@ extension ResponseHeadGuard {
         }
     }
 
-    /// Runs `body` on the channel's event loop (the engine calls its hooks from another loop at times).
+    /// Runs `body` on the channel's event loop (the engine calls its hooks from another loop at times), unless
+    /// the channel has already closed: then its handlers are gone, nothing can arrive to guard against, and the
+    /// engine reports the connection's own failure (a TLS alert, say) rather than a missing handler.
     private static func onEventLoop(of channel: any Channel, _ body: @escaping @Sendable () throws -> Void) -> EventLoopFuture<Void> {
-        if channel.eventLoop.inEventLoop {
-            return channel.eventLoop.makeCompletedFuture(Result(catching: body))
+        let guarded: @Sendable () throws -> Void = {
+            guard channel.isActive else { return }
+            try body()
         }
-        return channel.eventLoop.submit(body)
+        if channel.eventLoop.inEventLoop {
+            return channel.eventLoop.makeCompletedFuture(Result(catching: guarded))
+        }
+        return channel.eventLoop.submit(guarded)
     }
 }
