@@ -59,6 +59,28 @@ struct HTTPRequestSerializerTests {
         #expect(request.value(forHTTPHeaderField: "User-Agent") == serializer.httpRequestHeaders["User-Agent"])
     }
 
+    @Test(arguments: ["POST", "PUT", "PATCH", "post"])
+    func bodyMethodsWithoutParametersGetAnEmptyFormBody(method: String) throws {
+        let request = try HTTPRequestSerializer().request(method: method, urlString: "https://example.com/a", parameters: nil)
+        #expect(request.httpBody == Data())
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded")
+        #expect(request.url?.absoluteString == "https://example.com/a")
+
+        var own = URLRequest(url: try #require(URL(string: "https://example.com/a")))
+        own.httpMethod = method
+        own.setValue("text/plain", forHTTPHeaderField: "Content-Type")
+        let kept = try HTTPRequestSerializer().request(bySerializing: own, withParameters: nil)
+        #expect(kept.value(forHTTPHeaderField: "Content-Type") == "text/plain")
+        #expect(kept.httpBody == Data())
+    }
+
+    @Test(arguments: ["GET", "HEAD", "DELETE"])
+    func uriMethodsWithoutParametersGetNoBody(method: String) throws {
+        let request = try HTTPRequestSerializer().request(method: method, urlString: "https://example.com/a", parameters: nil)
+        #expect(request.httpBody == nil)
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == nil)
+    }
+
     @Test func invalidURLThrows() {
         #expect(throws: RequestSerializationError.invalidURL("http://exa mple.com/\u{0}")) {
             try HTTPRequestSerializer().request(method: "GET", urlString: "http://exa mple.com/\u{0}", parameters: nil)

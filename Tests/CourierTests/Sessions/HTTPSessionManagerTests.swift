@@ -99,9 +99,23 @@ struct HTTPSessionManagerTests {
         let (posted, _) = try await manager.post("users", parameters: ["name": "ada"])
         #expect(((posted as? [String: Any])?["form"] as? [String: Any])?["name"] as? String == "ada")
         #expect(try await manager.head("users").statusCode == 200)
-        _ = try await manager.put("users/1", parameters: nil)
-        _ = try await manager.patch("users/1", parameters: nil)
-        _ = try await manager.delete("users/1", parameters: nil)
+        // Without parameters, PUT and PATCH still send an (empty) form body, as AFNetworking's serializer does;
+        // DELETE, whose parameters go in the query, sends none.
+        for (method, sendsForm) in [("PUT", true), ("PATCH", true), ("DELETE", false)] {
+            let (object, response) = switch method {
+            case "PUT": try await manager.put("users/1", parameters: nil)
+            case "PATCH": try await manager.patch("users/1", parameters: nil)
+            default: try await manager.delete("users/1", parameters: nil)
+            }
+            #expect(response.statusCode == 200)
+            let echo = try #require(object as? [String: Any])
+            #expect(echo["method"] as? String == method)
+            #expect((echo["url"] as? String)?.hasSuffix("/anything/users/1") == true, "\(echo)")
+            #expect(echo["data"] as? String == "")
+            let headers = try #require(echo["headers"] as? [String: Any])
+            #expect(headers["Content-Type"] as? String == (sendsForm ? "application/x-www-form-urlencoded" : nil), "\(method): \(headers)")
+            #expect(headers["Content-Length"] as? String == (sendsForm ? "0" : nil), "\(method): \(headers)")
+        }
         let (multipart, _) = try await manager.post("upload", parameters: ["a": "b"], constructingBodyWith: { form in
             form.appendPart(withFormData: Data("x".utf8), name: "c")
         })

@@ -152,12 +152,17 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
 
     /// Returns `request` with the default headers it lacks and `parameters` as a query string
     /// (methods in ``httpMethodsEncodingParametersInURI``) or as a form body.
+    ///
+    /// Other methods always get a form body, as AFNetworking's serializer gives them: with `nil`
+    /// parameters it is empty (`Data()`, a valid `application/x-www-form-urlencoded` payload), and
+    /// `Content-Type: application/x-www-form-urlencoded` is set unless the request has one.
     open func request(bySerializing request: URLRequest, withParameters parameters: Any?) throws -> URLRequest {
         var request = applyingDefaultHeaders(to: request)
-        guard let parameters else { return request }
+        let inURI = encodesParametersInURI(request)
+        if parameters == nil, inURI { return request }
         let (serialization, encoding) = queryStringSerialization()
-        let query = try serialization.queryString(for: request, parameters: parameters, encoding: encoding)
-        if encodesParametersInURI(request) {
+        let query = try parameters.map { try serialization.queryString(for: request, parameters: $0, encoding: encoding) } ?? ""
+        if inURI {
             if !query.isEmpty { request.url = try Self.url(request.url, appendingQuery: query) }
         } else {
             if request.value(forHTTPHeaderField: "Content-Type") == nil {
