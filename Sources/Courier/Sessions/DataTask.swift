@@ -17,9 +17,12 @@ public class DataTask: SessionTask, @unchecked Sendable {
     private let body = Mutex(Data())
     private let completionHandler: TaskCompletion?
 
-    init(identifier: Int, request: URLRequest, manager: URLSessionManager, completionHandler: TaskCompletion?) {
+    init(
+        identifier: Int, request: URLRequest, manager: URLSessionManager, completionHandler: TaskCompletion?,
+        reports: TransferDirection = .download
+    ) {
         self.completionHandler = completionHandler
-        super.init(identifier: identifier, request: request, manager: manager)
+        super.init(identifier: identifier, request: request, manager: manager, reports: reports)
     }
 
     /// The response body received so far (all of it once completed).
@@ -119,7 +122,7 @@ public final class UploadTask: DataTask, @unchecked Sendable {
 
     init(identifier: Int, request: URLRequest, source: Source, manager: URLSessionManager, completionHandler: TaskCompletion?) {
         self.source = source
-        super.init(identifier: identifier, request: request, manager: manager, completionHandler: completionHandler)
+        super.init(identifier: identifier, request: request, manager: manager, completionHandler: completionHandler, reports: .upload)
     }
 
     /// The upload's progress.

@@ -53,12 +53,20 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         let continuation: AsyncStream<TransferProgress>.Continuation
     }
 
-    init(identifier: Int, request: URLRequest?, manager: URLSessionManager) {
+    /// - Parameter reports: Which direction ``progress`` reports: that `Progress` becomes a child of
+    ///   `Progress.current()` when one is current with pending units, as AFNetworking's sessions attach a
+    ///   task's progress; the other direction's never does.
+    init(identifier: Int, request: URLRequest?, manager: URLSessionManager, reports: TransferDirection = .download) {
         taskIdentifier = identifier
         originalRequest = request
         self.manager = manager
-        uploadProgress = Progress(totalUnitCount: -1)
-        downloadProgress = Progress(totalUnitCount: -1)
+        // `Progress(totalUnitCount:)` joins the current progress (taking its pending units);
+        // `Progress(parent: nil)` stays on its own.
+        let reported = Progress(totalUnitCount: -1)
+        let other = Progress(parent: nil, userInfo: nil)
+        other.totalUnitCount = -1
+        uploadProgress = reports == .upload ? reported : other
+        downloadProgress = reports == .upload ? other : reported
         shared = Mutex(Shared(request: request))
     }
 

@@ -91,6 +91,40 @@ struct SessionTaskKindsTests {
         #expect(task.originalRequest?.url?.path == "/redirect-to")
     }
 
+    /// A task made while a `Progress` is current with pending units joins it with the progress it reports: a
+    /// download task's download progress, an upload task's upload progress (the other stays alone).
+    @Test func theTasksProgressJoinsTheCurrentProgress() async throws {
+        let manager = SessionFixtures.manager()
+        defer { manager.invalidateSessionCancelingTasks(true) }
+        let request = try await SessionFixtures.request("/bytes/300000?seed=9")
+        let downloadParent = Progress(totalUnitCount: 1)
+        let download = Self.whileCurrent(downloadParent, pending: 1) {
+            manager.downloadTask(with: request, destination: nil, completionHandler: nil)
+        }
+        _ = try await download.value
+        #expect(download.downloadProgress.completedUnitCount == 300_000)
+        #expect(downloadParent.completedUnitCount == 1, "the parent is at \(downloadParent.fractionCompleted)")
+        #expect(downloadParent.fractionCompleted == 1)
+
+        let uploadParent = Progress(totalUnitCount: 2)
+        let post = try await SessionFixtures.request("/post", method: "POST")
+        let upload = Self.whileCurrent(uploadParent, pending: 2) {
+            manager.uploadTask(with: post, from: Data(count: 200_000), completionHandler: nil)
+        }
+        _ = try await upload.value
+        #expect(upload.uploadProgress.completedUnitCount == 200_000)
+        #expect(uploadParent.fractionCompleted == 1, "the parent is at \(uploadParent.fractionCompleted)")
+        #expect(upload.downloadProgress.completedUnitCount > 0, "the download progress counts too, on its own")
+    }
+
+    /// Runs `body` with `parent` as the thread's current progress (not from an async context: the current
+    /// progress is per thread).
+    private static func whileCurrent<Value>(_ parent: Progress, pending: Int64, _ body: () -> Value) -> Value {
+        parent.becomeCurrent(withPendingUnitCount: pending)
+        defer { parent.resignCurrent() }
+        return body()
+    }
+
     @Test func downloadTaskMovesTheFileToItsDestination() async throws {
         let manager = SessionFixtures.manager()
         let destination = SessionFixtures.destination()
