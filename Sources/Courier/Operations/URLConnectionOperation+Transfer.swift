@@ -189,7 +189,7 @@ extension URLConnectionOperation {
             if opens { box.target.open() }
             guard let body = result.body else { return }
             for try await chunk in body {
-                try box.target.write(chunk)
+                try await box.target.write(chunk)
                 storage.withLock { storage in
                     storage.streamBytes += Int64(chunk.count)
                     storage.totalBytesRead = storage.streamBytes

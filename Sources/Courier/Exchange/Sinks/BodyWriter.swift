@@ -113,7 +113,7 @@ struct OutputStreamBodyWriter: BodyWriter {
     }
 
     mutating func write(_ chunk: Data) async throws {
-        try target.write(chunk)
+        try await target.write(chunk)
     }
 
     mutating func finish() throws -> Data? {

@@ -36,22 +36,50 @@ public final class OutputStreamTarget: Sendable {
         stream.withLock { $0.open() }
     }
 
-    func write(_ data: Data) throws {
-        try stream.withLock { stream in
-            try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-                guard let base = raw.bindMemory(to: UInt8.self).baseAddress else { return }
-                var written = 0
-                while written < raw.count {
-                    let count = stream.write(base + written, maxLength: raw.count - written)
-                    guard count > 0 else {
-                        throw URLError(.cannotWriteToFile, userInfo: [
-                            NSLocalizedDescriptionKey: "Writing the response to the output stream failed: \(stream.streamError.map { "\($0)" } ?? "the stream is full or closed").",
-                        ])
-                    }
-                    written += count
-                }
+    /// Writes all of `data`, only while the stream has space: when it has none (a consumer on the
+    /// other end is behind), the task waits and asks again, so the stream is never written full.
+    ///
+    /// - Throws: the stream's own `streamError` when it failed (as AFNetworking reports it), or
+    ///   `URLError(.cannotWriteToFile)` when it is closed or accepts no more bytes.
+    func write(_ data: Data) async throws {
+        var offset = 0
+        while offset < data.count {
+            if let written = try writeIfSpace(data, from: offset) {
+                offset += written
+            } else {
+                // OutputStream signals space only through run-loop events, and this writer runs on a
+                // task without a run loop: ask again shortly instead.
+                try await Task.sleep(for: .milliseconds(1))
             }
         }
+    }
+
+    /// Writes what the stream takes of `data[offset...]` and returns the count, or `nil` when it has no space now.
+    private func writeIfSpace(_ data: Data, from offset: Int) throws -> Int? {
+        try stream.withLock { stream -> Int? in
+            switch stream.streamStatus {
+            case .error:
+                throw stream.streamError ?? Self.failure("the stream failed")
+            case .notOpen, .closed, .atEnd:
+                throw Self.failure("the stream is not open")
+            default:
+                break
+            }
+            guard stream.hasSpaceAvailable else { return nil }
+            let written = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> Int in
+                guard let base = raw.bindMemory(to: UInt8.self).baseAddress else { return 0 }
+                return stream.write(base + offset, maxLength: raw.count - offset)
+            }
+            if written < 0 { throw stream.streamError ?? Self.failure("the stream failed") }
+            if written == 0 { throw Self.failure("the stream accepts no more bytes") }
+            return written
+        }
+    }
+
+    private static func failure(_ reason: String) -> URLError {
+        URLError(.cannotWriteToFile, userInfo: [
+            NSLocalizedDescriptionKey: "Writing the response to the output stream failed: \(reason).",
+        ])
     }
 
     func close() {
