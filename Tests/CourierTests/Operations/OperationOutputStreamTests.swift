@@ -20,7 +20,7 @@ struct OperationOutputStreamTests {
         operation.setCompletionBlockWithSuccess({ _, _ in Issue.record("succeeded") }, failure: { _, error in failure.fire(error as NSError) })
         operation.completionQueue = SessionFixtures.completionQueue
         OperationQueue().addOperation(operation)
-        let error = try #require(await failure.wait())
+        let error = await failure.wait()
         #expect(error.domain == NSPOSIXErrorDomain && error.code == Int(ENOENT), "\(error)")
         #expect((operation.error as NSError?)?.domain == NSPOSIXErrorDomain)
         #expect((operation.error as NSError?)?.code == Int(ENOENT))
@@ -41,7 +41,7 @@ struct OperationOutputStreamTests {
 
 /// A stream that has space only every third time it is asked, and takes at most 1,000 bytes per
 /// write; it counts writes made when its last answer was "no space".
-private final class SpaceRationedStream: OutputStream, @unchecked Sendable {
+private final class SpaceRationedStream: OutputStream {
     private struct State {
         var asked = 0
         var spaceGiven = false
