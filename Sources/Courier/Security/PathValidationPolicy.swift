@@ -1,6 +1,7 @@
 import Foundation
 import SwiftASN1
-import X509
+// The fixed validation time is an SPI of swift-certificates (its public initializer for it is deprecated in its favour).
+@_spi(FixedExpiryValidationTime) import X509
 
 /// RFC 5280 path validation (swift-certificates' `RFC5280Policy`), also accepting a leaf that is itself a trust anchor.
 ///
@@ -13,11 +14,15 @@ import X509
 /// With `pathAlreadyVerified` (the TLS stack verified the path against the same roots), every chain meets this
 /// policy, and the extensions RFC 5280 processing handles still count as handled so other policies can run.
 struct PathValidationPolicy: VerifierPolicy {
-    private var rfc5280 = RFC5280Policy()
+    private var rfc5280: RFC5280Policy
     private let pathAlreadyVerified: Bool
+    private let validationTime: Date?
 
-    init(pathAlreadyVerified: Bool = false) {
+    /// - Parameter validationTime: When validity dates are checked; `nil` for now.
+    init(pathAlreadyVerified: Bool = false, validationTime: Date? = nil) {
         self.pathAlreadyVerified = pathAlreadyVerified
+        self.validationTime = validationTime
+        self.rfc5280 = validationTime.map { RFC5280Policy(fixedExpiryValidationTime: $0) } ?? RFC5280Policy()
     }
 
     var verifyingCriticalExtensions: [ASN1ObjectIdentifier] { rfc5280.verifyingCriticalExtensions }
@@ -30,7 +35,7 @@ struct PathValidationPolicy: VerifierPolicy {
             return rfc5280.chainMeetsPolicyRequirements(chain: chain)
         }
         let anchor = chain.leaf
-        let now = Date()
+        let now = validationTime ?? Date()
         if now < anchor.notValidBefore {
             return .failsToMeetPolicy(reason: "the certificate is not valid before \(anchor.notValidBefore)")
         }

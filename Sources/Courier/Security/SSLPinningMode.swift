@@ -1,5 +1,6 @@
 /// How a ``SecurityPolicy`` pins the server's certificate chain (AFNetworking's `AFSSLPinningMode`).
-public enum SSLPinningMode: Sendable, Hashable, CaseIterable {
+/// Codable as its case name (`"none"`, `"publicKey"`, `"certificate"`).
+public enum SSLPinningMode: String, Sendable, Hashable, CaseIterable, Codable {
     /// No pinning: the chain must lead to a trusted root (the system's plus the policy's additional roots).
     case none
     /// The public key (SubjectPublicKeyInfo) of at least one certificate in the chain must equal that of a pinned certificate.

@@ -23,14 +23,26 @@ public final class SecurityPolicy: Sendable {
         SecurityPolicy(pinningMode: .none, pinnedCertificates: [])
     }
 
-    /// A policy with `pinningMode` that pins the `.cer` files of `Bundle.main` (AFNetworking's `policyWithPinningMode:`).
+    /// A policy with `pinningMode` that pins ``defaultPinnedCertificates`` (AFNetworking's `policyWithPinningMode:`).
     public convenience init(pinningMode: SSLPinningMode) {
-        self.init(pinningMode: pinningMode, pinnedCertificates: Self.certificates(in: Bundle.main))
+        self.init(pinningMode: pinningMode, pinnedCertificates: Self.defaultPinnedCertificates)
+    }
+
+    /// The certificates AFNetworking pins by default: those of the `.cer` files among `Bundle.main`'s resources
+    /// (see ``certificates(in:)``).
+    ///
+    /// What `Bundle.main` is depends on the platform. In an app on Apple platforms it is the app bundle, and the
+    /// files are its resources (`Contents/Resources` on macOS). For a command-line program — and on Linux always —
+    /// it is the directory holding the executable, and its resources are the files beside the executable: put
+    /// `server.cer` next to the binary. Read each time it is asked for.
+    public static var defaultPinnedCertificates: Set<Data> {
+        certificates(in: Bundle.main)
     }
 
     /// A policy with `pinningMode` and the given pins (DER bytes; PEM text is accepted too).
     ///
-    /// Defaults: `allowInvalidCertificates` false, `validatesDomainName` true, no `trustedRootCertificates`.
+    /// Defaults: `allowInvalidCertificates` false, `validatesDomainName` true, no `trustedRootCertificates`, no
+    /// `validationDate` (validity is checked at the time of each evaluation).
     public init(pinningMode: SSLPinningMode, pinnedCertificates: Set<Data>) {
         self.pinningMode = pinningMode
         self.settings = Mutex(
@@ -42,6 +54,17 @@ public final class SecurityPolicy: Sendable {
                 validatesDomainName: true
             )
         )
+    }
+
+    /// A new policy with the same settings, as AFSecurityPolicy's `copy` (NSCopying): changing one never
+    /// changes the other, and the two never share a connection pool.
+    public func copy() -> SecurityPolicy {
+        SecurityPolicy(pinningMode: pinningMode, evaluator: settings.withLock { $0 })
+    }
+
+    private init(pinningMode: SSLPinningMode, evaluator: TrustEvaluator) {
+        self.pinningMode = pinningMode
+        self.settings = Mutex(evaluator)
     }
 
     /// The pinned certificates, DER-encoded (PEM text is accepted too). Used only by `.certificate` and `.publicKey`
@@ -91,6 +114,24 @@ public final class SecurityPolicy: Sendable {
         }
     }
 
+    /// The moment certificate validity dates are checked at (as `SecTrustSetVerifyDate` sets it), or `nil` to check
+    /// them at the time of each evaluation. Default: `nil`. Not an AFNetworking property.
+    ///
+    /// Useful to evaluate fixed chains in tests, and for clients with a clock they trust more than the system's.
+    /// During a TLS handshake the TLS stack checks dates against the system clock, so with a validation date the
+    /// stack's own chain check is turned off and Courier validates what the server presented against the system's
+    /// and the policy's roots at this date. AsyncHTTPClient hands over only the leaf certificate, so in the handshake
+    /// a chain with intermediates validates only when the leaf's issuer is itself a trusted root or pinned.
+    public var validationDate: Date? {
+        get { settings.withLock { $0.validationDate } }
+        set {
+            settings.withLock {
+                $0.validationDate = newValue
+                requirementsRevisionCounter.add(1, ordering: .releasing)
+            }
+        }
+    }
+
     /// Whether `chain` (DER, leaf first) is trusted for a connection to `domain` (AFNetworking's
     /// `evaluateServerTrust:forDomain:`). A nil domain skips the host name check.
     public func evaluateServerTrust(_ chain: [Data], forDomain domain: String?) async -> Bool {
@@ -102,8 +143,8 @@ public final class SecurityPolicy: Sendable {
         settings.withLock { $0 }.tlsStackRequirements
     }
 
-    /// Changes whenever ``tlsStackRequirements`` may have changed (``allowInvalidCertificates`` or
-    /// ``trustedRootCertificates`` written). Read it before ``tlsStackRequirements``: a later change is then seen on
+    /// Changes whenever ``tlsStackRequirements`` may have changed (``allowInvalidCertificates``,
+    /// ``trustedRootCertificates`` or ``validationDate`` written). Read it before ``tlsStackRequirements``: a later change is then seen on
     /// the next read.
     var tlsStackRequirementsRevision: UInt64 {
         requirementsRevisionCounter.load(ordering: .acquiring)
@@ -129,5 +170,54 @@ public final class SecurityPolicy: Sendable {
     public func evaluate(_ chain: [Data], forDomain domain: String?) async -> ServerTrustEvaluation {
         let evaluator = settings.withLock { $0 }
         return await evaluator.evaluate(chain, forDomain: domain)
+    }
+}
+
+extension SecurityPolicy: NSCopying {
+    /// A new policy with the same settings (see ``copy()``).
+    public func copy(with zone: NSZone? = nil) -> Any {
+        copy() as SecurityPolicy
+    }
+}
+
+/// Codable, as AFSecurityPolicy adopts NSSecureCoding: the pinning mode, the pinned certificates and public keys,
+/// the trusted roots, ``SecurityPolicy/allowInvalidCertificates``, ``SecurityPolicy/validatesDomainName`` and
+/// ``SecurityPolicy/validationDate`` round-trip. Certificates are encoded as `Data` (base64 in JSON), in a stable order.
+extension SecurityPolicy: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case pinningMode, pinnedCertificates, pinnedPublicKeys, trustedRootCertificates
+        case allowInvalidCertificates, validatesDomainName, validationDate
+    }
+
+    /// Decodes a policy written by ``encode(to:)``; missing optional fields take their defaults.
+    public convenience init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        var evaluator = TrustEvaluator(
+            pinningMode: try container.decode(SSLPinningMode.self, forKey: .pinningMode),
+            pinnedCertificates: Set(try container.decodeIfPresent([Data].self, forKey: .pinnedCertificates) ?? []),
+            trustedRootCertificates: Set(try container.decodeIfPresent([Data].self, forKey: .trustedRootCertificates) ?? []),
+            allowInvalidCertificates: try container.decodeIfPresent(Bool.self, forKey: .allowInvalidCertificates) ?? false,
+            validatesDomainName: try container.decodeIfPresent(Bool.self, forKey: .validatesDomainName) ?? true
+        )
+        evaluator.pinnedPublicKeys = Set(try container.decodeIfPresent([Data].self, forKey: .pinnedPublicKeys) ?? [])
+        evaluator.validationDate = try container.decodeIfPresent(Date.self, forKey: .validationDate)
+        self.init(pinningMode: evaluator.pinningMode, evaluator: evaluator)
+    }
+
+    /// Encodes the policy's settings.
+    public func encode(to encoder: any Encoder) throws {
+        let evaluator = settings.withLock { $0 }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(pinningMode, forKey: .pinningMode)
+        try container.encode(Self.stableOrder(evaluator.pinnedCertificates), forKey: .pinnedCertificates)
+        try container.encode(Self.stableOrder(evaluator.pinnedPublicKeys), forKey: .pinnedPublicKeys)
+        try container.encode(Self.stableOrder(evaluator.trustedRootCertificates), forKey: .trustedRootCertificates)
+        try container.encode(evaluator.allowInvalidCertificates, forKey: .allowInvalidCertificates)
+        try container.encode(evaluator.validatesDomainName, forKey: .validatesDomainName)
+        try container.encodeIfPresent(evaluator.validationDate, forKey: .validationDate)
+    }
+
+    private static func stableOrder(_ set: Set<Data>) -> [Data] {
+        set.sorted { $0.lexicographicallyPrecedes($1) }
     }
 }

@@ -13,12 +13,15 @@ struct TrustEvaluator: Sendable {
     var trustedRootCertificates: Set<Data>
     var allowInvalidCertificates: Bool
     var validatesDomainName: Bool
+    /// The moment validity dates are checked at, or `nil` for the time of the evaluation.
+    var validationDate: Date?
     /// The platform's trust store; swift-certificates reads `/etc/ssl/certs/ca-certificates.crt` (or the Fedora path).
     var systemTrustRoots: CertificateStore = .systemTrustRoots
 
     /// What the TLS stack verifies for these settings: the chain against the same roots, unless invalid certificates are allowed.
     var tlsStackRequirements: TLSStackRequirements {
-        TLSStackRequirements(verifiesChain: !allowInvalidCertificates, additionalTrustRoots: trustedRootCertificates)
+        // The TLS stack checks dates against its own clock, so with a validation date the path is left to this evaluator.
+        TLSStackRequirements(verifiesChain: !allowInvalidCertificates && validationDate == nil, additionalTrustRoots: trustedRootCertificates)
     }
 
     /// Evaluates `chain` (DER, leaf first, as the server sent it) for a connection to `domain`.
@@ -73,10 +76,10 @@ struct TrustEvaluator: Sendable {
     ) async -> Result<[Certificate], Rejection> {
         guard chainVerifiedByTLSStack, let leaf = presented.first else {
             let roots = systemTrustRoots.appending(contentsOf: Self.certificates(in: trustedRootCertificates))
-            return await Self.validate(presented, roots: roots, host: host, pathAlreadyVerified: false)
+            return await Self.validate(presented, roots: roots, host: host, pathAlreadyVerified: false, at: validationDate)
         }
         // The path is already verified: anchor the leaf itself so that only the host is checked.
-        return await Self.validate([leaf], roots: CertificateStore([leaf]), host: host, pathAlreadyVerified: true)
+        return await Self.validate([leaf], roots: CertificateStore([leaf]), host: host, pathAlreadyVerified: true, at: validationDate)
     }
 
     /// The pinned certificates are the only anchors; the chain must validate against them and include one of them.
@@ -85,7 +88,7 @@ struct TrustEvaluator: Sendable {
         guard !pins.isEmpty else {
             return .rejected(reason: "certificate pinning is on but there is no pinned certificate")
         }
-        switch await Self.validate(presented, roots: CertificateStore(pins), host: host, pathAlreadyVerified: false) {
+        switch await Self.validate(presented, roots: CertificateStore(pins), host: host, pathAlreadyVerified: false, at: validationDate) {
         case .failure(let rejection):
             return .rejected(reason: "the certificate chain does not validate against the pinned certificates: \(rejection.reason)")
         case .success(let chain):
@@ -152,13 +155,14 @@ struct TrustEvaluator: Sendable {
         _ presented: [Certificate],
         roots: CertificateStore,
         host: String?,
-        pathAlreadyVerified: Bool
+        pathAlreadyVerified: Bool,
+        at validationTime: Date?
     ) async -> Result<[Certificate], Rejection> {
         guard let leaf = presented.first else {
             return .failure(Rejection(reason: "the server presented no certificate"))
         }
         var verifier = Verifier(rootCertificates: roots) {
-            PathValidationPolicy(pathAlreadyVerified: pathAlreadyVerified)
+            PathValidationPolicy(pathAlreadyVerified: pathAlreadyVerified, validationTime: validationTime)
             if let host {
                 HostIdentityPolicy(host: host)
             }

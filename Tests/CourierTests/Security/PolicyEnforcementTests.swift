@@ -74,6 +74,27 @@ struct PolicyEnforcementTests {
         EnforcementProbe.expectRejected(try await EnforcementProbe.get(server, through: transport), server: server)
     }
 
+    /// A client with a clock of its own: a leaf that expired ten minutes ago is accepted in the handshake at a
+    /// validation date within its validity, and refused without one. (The engine hands over only the leaf, so its
+    /// issuer is the trusted anchor here.)
+    @Test(arguments: [true, false])
+    func aValidationDateAppliesInTheHandshake(http2: Bool) async throws {
+        let now = Date()
+        let pki = try ServerPKI(leafValidity: now.addingTimeInterval(-1800)...now.addingTimeInterval(-600))
+        let server = try await EnforcementProbe.server(chain: pki.chain, http2: http2)
+        let dated = SecurityPolicy.default
+        dated.trustedRootCertificates = [pki.intermediate.derBytes]
+        dated.validationDate = now.addingTimeInterval(-1200)
+        let undated = dated.copy()
+        undated.validationDate = nil
+        let transport = EnforcementProbe.transport(dated)
+        let refusing = EnforcementProbe.transport(undated)
+        defer { Task { await EnforcementProbe.stop(transport, server); try? await refusing.shutdown() } }
+        EnforcementProbe.expectAccepted(try await EnforcementProbe.get(server, through: transport), http2: http2)
+        let refused = try await EnforcementProbe.get(server, through: refusing)
+        #expect(refused.error?.code == .serverCertificateUntrusted, "\(String(describing: refused.error))")
+    }
+
     @Test(arguments: [true, false])
     func wrongHostIsRejectedWithThePolicysReason(http2: Bool) async throws {
         let pki = try ServerPKI(dnsNames: ["other.example"], ipAddresses: ["127.0.0.2"])
