@@ -3,7 +3,8 @@ import Foundation
 /// The activity indicator's four phases and the pure transitions between them. The I/O shell
 /// (``NetworkActivityIndicatorManager``) feeds it events and carries out the effects it returns.
 ///
-/// - A request starting while idle arms the activation delay; if every request finishes before
+/// - A request starting while idle shows the indicator at once (AFNetworking 2.0), or — with an
+///   activation delay (AFNetworking 3's 1.0 s) — arms that delay; if every request finishes before
 ///   it elapses, the indicator never appears.
 /// - When the last request finishes, the indicator stays on for the completion delay; a request
 ///   starting meanwhile keeps it on without a flicker.
@@ -28,8 +29,8 @@ struct ActivityIndicatorStateMachine: Sendable, Equatable {
     private(set) var isEnabled = false
     /// Identifies the one timer that may still act; older timers are ignored when they fire.
     private(set) var timerGeneration: UInt64 = 0
-    /// Seconds between the first request starting and the indicator showing. Default 1.0.
-    var activationDelay: TimeInterval = 1.0
+    /// Seconds between the first request starting and the indicator showing. Default 0: at once.
+    var activationDelay: TimeInterval = 0
     /// Seconds the indicator stays on after the last request finished. Default 0.17.
     var completionDelay: TimeInterval = 0.17
 
@@ -77,6 +78,10 @@ struct ActivityIndicatorStateMachine: Sendable, Equatable {
         }
         switch (phase, busy) {
         case (.notActive, true):
+            guard activationDelay > 0 else {
+                move(to: .active)
+                return [.setVisible(true)]
+            }
             move(to: .delayingStart)
             return [.scheduleTimer(after: activationDelay, generation: timerGeneration)]
         case (.delayingStart, false):

@@ -8,8 +8,10 @@ import Synchronization
 /// When ``isEnabled`` is `true` it follows every Courier request by itself, through the
 /// ``Foundation/Notification/Name/courierRequestDidStart`` and ``Foundation/Notification/Name/courierRequestDidFinish``
 /// notifications; other work can be counted with ``incrementActivityCount()`` and
-/// ``decrementActivityCount()``. The indicator appears only when activity lasts longer than
-/// ``activationDelay`` and disappears ``completionDelay`` after the last activity ends.
+/// ``decrementActivityCount()``. As in AFNetworking 2.0, the indicator appears as soon as one
+/// request is active and disappears ``completionDelay`` (0.17 s, 2.0's invisibility delay) after the
+/// last one ended, so back-to-back requests do not make it flicker. An ``activationDelay`` (AFNetworking
+/// 3 uses 1.0 s) keeps it hidden for requests shorter than that.
 ///
 /// Courier draws nothing itself: set the block that shows or hides your indicator with
 /// ``setNetworkingActivityActionWithBlock(_:)``.
@@ -65,13 +67,15 @@ public final class NetworkActivityIndicatorManager: Sendable {
     /// Whether the indicator is currently shown.
     public var isNetworkActivityIndicatorVisible: Bool { state.withLock { $0.machine.isIndicatorVisible } }
 
-    /// Seconds activity must last before the indicator appears. Default 1.0.
+    /// Seconds activity must last before the indicator appears. Default 0: it appears at once, as in
+    /// AFNetworking 2.0 (AFNetworking 3 waits 1.0 s).
     public var activationDelay: TimeInterval {
         get { state.withLock { $0.machine.activationDelay } }
         set { state.withLock { $0.machine.activationDelay = newValue } }
     }
 
-    /// Seconds the indicator stays on after the last activity ended. Default 0.17.
+    /// Seconds the indicator stays on after the last activity ended (AFNetworking 2.0's invisibility delay).
+    /// Default 0.17.
     public var completionDelay: TimeInterval {
         get { state.withLock { $0.machine.completionDelay } }
         set { state.withLock { $0.machine.completionDelay = newValue } }

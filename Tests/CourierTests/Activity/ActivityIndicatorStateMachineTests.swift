@@ -7,8 +7,10 @@ import Testing
 struct ActivityIndicatorStateMachineTests {
     typealias Machine = ActivityIndicatorStateMachine
 
-    private func enabledMachine() -> Machine {
+    /// An enabled machine; most tests here use AFNetworking 3's activation delay of 1 s.
+    private func enabledMachine(activationDelay: TimeInterval = 1.0) -> Machine {
         var machine = Machine()
+        machine.activationDelay = activationDelay
         _ = machine.setEnabled(true)
         return machine
     }
@@ -22,7 +24,7 @@ struct ActivityIndicatorStateMachineTests {
     @Test func defaults() {
         let machine = Machine()
         #expect(machine.phase == .notActive)
-        #expect(machine.activationDelay == 1.0)
+        #expect(machine.activationDelay == 0, "AFNetworking 2.0 shows the indicator at once")
         #expect(machine.completionDelay == 0.17)
         #expect(!machine.isEnabled)
         #expect(!machine.isIndicatorVisible)
@@ -82,8 +84,24 @@ struct ActivityIndicatorStateMachineTests {
         #expect(machine.activityCount == 1)
     }
 
+    /// AFNetworking 2.0: shown as soon as a request starts, hidden 0.17 s after the last one ended, without a
+    /// flicker between back-to-back requests.
+    @Test func withoutAnActivationDelayTheIndicatorShowsAtOnce() throws {
+        var machine = enabledMachine(activationDelay: 0)
+        #expect(machine.incrementActivityCount() == [.setVisible(true)])
+        #expect(machine.phase == .active)
+        let end = try #require(scheduled(machine.decrementActivityCount()))
+        #expect(end.delay == 0.17)
+        #expect(machine.incrementActivityCount().isEmpty, "a request within the delay keeps it on")
+        #expect(machine.timerFired(generation: end.generation).isEmpty)
+        let last = try #require(scheduled(machine.decrementActivityCount()))
+        #expect(machine.timerFired(generation: last.generation) == [.setVisible(false)])
+        #expect(machine.phase == .notActive)
+    }
+
     @Test func disabledMachineCountsButNeverShows() throws {
         var machine = Machine()
+        machine.activationDelay = 1.0
         #expect(machine.incrementActivityCount().isEmpty)
         #expect(machine.activityCount == 1)
         #expect(machine.phase == .notActive)

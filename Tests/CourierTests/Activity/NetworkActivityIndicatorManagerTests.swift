@@ -15,8 +15,10 @@ struct NetworkActivityIndicatorManagerTests {
         let log = VisibilityLog()
         let manager: NetworkActivityIndicatorManager
 
-        init() {
+        /// Most tests here use AFNetworking 3's activation delay of 1 s; 2.0's default is none.
+        init(activationDelay: TimeInterval = 1.0) {
             manager = NetworkActivityIndicatorManager(center: center, scheduler: scheduler, deliver: { $0() })
+            manager.activationDelay = activationDelay
             let log = self.log
             manager.setNetworkingActivityActionWithBlock { visible in log.record(visible) }
             manager.isEnabled = true
@@ -28,10 +30,23 @@ struct NetworkActivityIndicatorManagerTests {
     @Test func defaults() {
         let manager = NetworkActivityIndicatorManager()
         #expect(!manager.isEnabled)
-        #expect(manager.activationDelay == 1.0)
+        #expect(manager.activationDelay == 0)
         #expect(manager.completionDelay == 0.17)
         #expect(!manager.isNetworkActivityIndicatorVisible)
         #expect(NetworkActivityIndicatorManager.shared !== manager)
+    }
+
+    @Test func byDefaultAShortRequestShowsTheIndicatorAtOnce() {
+        let harness = Harness(activationDelay: 0)
+        harness.manager.incrementActivityCount()
+        #expect(harness.manager.isNetworkActivityIndicatorVisible)
+        #expect(harness.visibility == [true])
+        harness.scheduler.advance(by: 0.01)
+        harness.manager.decrementActivityCount()
+        harness.scheduler.advance(by: 0.16)
+        #expect(harness.manager.isNetworkActivityIndicatorVisible, "the invisibility delay")
+        harness.scheduler.advance(by: 0.02)
+        #expect(harness.visibility == [true, false])
     }
 
     @Test func shortRequestsNeverShowTheIndicator() {
