@@ -39,8 +39,9 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     /// system's concurrency limit.
     public let operationQueue = OperationQueue()
 
-    /// Creates a manager. The reachability manager watches `baseURL`'s host, or any network when
-    /// there is none.
+    /// Creates a manager. With a `baseURL`, the reachability manager watches its host and is already
+    /// monitoring (changes are posted as ``Foundation/Notification/Name/courierReachabilityDidChange``);
+    /// without one it is `NetworkReachabilityManager.shared`, not started.
     public init(baseURL: URL? = nil) {
         var base = baseURL
         if let url = baseURL, !url.path.isEmpty, !url.absoluteString.hasSuffix("/") {
@@ -48,7 +49,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         }
         self.baseURL = base
         var initial = Settings()
-        initial.reachabilityManager = base?.host.flatMap { NetworkReachabilityManager(domain: $0) } ?? .shared
+        initial.reachabilityManager = .watching(baseURL: base)
         settings = Mutex(initial)
         operationQueue.name = "Courier.HTTPRequestOperationManager"
     }

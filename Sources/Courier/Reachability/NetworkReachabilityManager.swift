@@ -132,3 +132,18 @@ public final class NetworkReachabilityManager: Sendable {
         }
     }
 }
+
+extension NetworkReachabilityManager {
+    /// The reachability manager of an operation or session manager created with `baseURL`: as the AFNetworking
+    /// 2.0 migration guide promises ("a baseURL will provide automatic network reachability change
+    /// notifications"), one that watches the base URL's host (an IP literal as an address, a name through name
+    /// resolution) and is already monitoring, so ``Foundation/Notification/Name/courierReachabilityDidChange``
+    /// is posted for it. Without a host: ``shared``, not started.
+    static func watching(baseURL: URL?) -> NetworkReachabilityManager {
+        guard let host = baseURL?.host, !host.isEmpty,
+              let manager = NetworkReachabilityManager(host: host) ?? NetworkReachabilityManager(domain: host)
+        else { return .shared }
+        manager.startMonitoring()
+        return manager
+    }
+}

@@ -30,7 +30,9 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
     public let baseURL: URL?
     private let serializer: Mutex<HTTPRequestSerializer>
 
-    /// Creates a manager for `baseURL`.
+    /// Creates a manager for `baseURL`. With a base URL, ``URLSessionManager/reachabilityManager`` watches its
+    /// host and is already monitoring (changes are posted as
+    /// ``Foundation/Notification/Name/courierReachabilityDidChange``), as in AFNetworking 2.0.
     /// - Parameters:
     ///   - baseURL: The base of relative paths. Default `nil`: paths must be absolute URLs.
     ///   - configuration: The session configuration. Default `.default`.
@@ -42,9 +44,7 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
         }
         serializer = Mutex(HTTPRequestSerializer())
         super.init(configuration: configuration)
-        if let host = baseURL?.host, let reachability = NetworkReachabilityManager(domain: host) {
-            reachabilityManager = reachability
-        }
+        if baseURL?.host != nil { reachabilityManager = .watching(baseURL: baseURL) }
     }
 
     /// Turns a method, a path and parameters into a request. Default `HTTPRequestSerializer()`.

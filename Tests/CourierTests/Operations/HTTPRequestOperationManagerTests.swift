@@ -26,7 +26,12 @@ struct HTTPRequestOperationManagerTests {
         let manager = try await manager()
         #expect(manager.baseURL?.absoluteString.hasSuffix("/anything/") == true)
         #expect(manager.responseSerializer is JSONResponseSerializer)
-        #expect(manager.reachabilityManager != nil)
+        // The reachability manager watches the base URL's host (127.0.0.1 here) and is already monitoring.
+        let reachability = try #require(manager.reachabilityManager)
+        #expect(reachability !== NetworkReachabilityManager.shared)
+        #expect(await OperationFixtures.wait { reachability.networkReachabilityStatus == .reachableViaWiFi },
+                "\(reachability.networkReachabilityStatus)")
+        #expect(HTTPRequestOperationManager().reachabilityManager === NetworkReachabilityManager.shared)
     }
 
     @Test("every verb is enqueued and reaches /anything with its parameters", arguments: ["GET", "POST", "PUT", "PATCH", "DELETE"])

@@ -55,6 +55,24 @@ struct HTTPSessionManagerTests {
         ])
     }
 
+    /// AFNetworking 2.0's migration guide: "a baseURL will provide automatic network reachability change notifications".
+    @Test func aBaseURLBringsReachabilityNotifications() async throws {
+        let posted = Mutex<[(ObjectIdentifier, NetworkReachabilityStatus)]>([])
+        let observer = NotificationCenter.default.addObserver(forName: .courierReachabilityDidChange, object: nil, queue: nil) { note in
+            guard let source = note.object as? NetworkReachabilityManager,
+                  let status = note.userInfo?[NetworkReachabilityManager.statusUserInfoKey] as? NetworkReachabilityStatus else { return }
+            posted.withLock { $0.append((ObjectIdentifier(source), status)) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let manager = HTTPSessionManager(baseURL: try await Fixtures.url("/"), configuration: .ephemeral)
+        defer { manager.invalidateSessionCancelingTasks(true) }
+        let watched = ObjectIdentifier(manager.reachabilityManager)
+        #expect(manager.reachabilityManager !== NetworkReachabilityManager.shared)
+        #expect(await OperationFixtures.wait {
+            posted.withLock { $0.contains { $0.0 == watched && $0.1 == .reachableViaWiFi } }
+        }, "no reachability notification for the base URL's host")
+    }
+
     @Test func failureGetsTheTaskAndTheSerializerError() async throws {
         var configuration = SessionConfiguration.ephemeral
         configuration.transport = Fixtures.transport
