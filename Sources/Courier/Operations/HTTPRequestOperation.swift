@@ -35,11 +35,15 @@ open class HTTPRequestOperation: URLConnectionOperation, @unchecked Sendable {
         super.init(request: request)
     }
 
-    /// A copy as ``URLConnectionOperation/copy(with:)`` describes, with the same
-    /// ``responseSerializer``.
+    /// A copy as ``URLConnectionOperation/copy(with:)`` describes, with a copy of the
+    /// ``responseSerializer`` (as AFNetworking copies it): changing one operation's serializer
+    /// settings does not change the other's. A serializer that is not `NSCopying` (a value type, or a
+    /// class of your own without it) is shared as it is.
     open override func copy(with zone: NSZone? = nil) -> Any {
         let copy = super.copy(with: zone)
-        (copy as? HTTPRequestOperation)?.responseSerializer = responseSerializer
+        let serializer = responseSerializer
+        (copy as? HTTPRequestOperation)?.responseSerializer =
+            ((serializer as? any NSCopying)?.copy(with: zone) as? any URLResponseSerialization) ?? serializer
         return copy
     }
 

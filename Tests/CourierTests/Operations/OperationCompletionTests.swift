@@ -112,6 +112,9 @@ struct OperationCompletionTests {
         let queue = DispatchQueue(label: "courier.tests.copy")
         let group = DispatchGroup()
         let serializer = JSONResponseSerializer()
+        serializer.removesKeysWithNullValues = true
+        serializer.acceptableStatusCodes = IndexSet([200, 299])
+        serializer.readingOptions = [.fragmentsAllowed]
         let progress = Recorder<Int64>()
         original.completionQueue = queue
         original.completionGroup = group
@@ -125,7 +128,13 @@ struct OperationCompletionTests {
         #expect(copy.request.url == original.request.url)
         #expect(copy.completionQueue === queue)
         #expect(copy.completionGroup === group)
-        #expect(copy.responseSerializer as? JSONResponseSerializer === serializer)
+        // Its own copy of the serializer, with the same settings (AFNetworking copies it).
+        let copied = try #require(copy.responseSerializer as? JSONResponseSerializer)
+        #expect(copied !== serializer)
+        #expect(copied.removesKeysWithNullValues && copied.acceptableStatusCodes == IndexSet([200, 299]))
+        #expect(copied.readingOptions == [.fragmentsAllowed] && copied.acceptableContentTypes == serializer.acceptableContentTypes)
+        copied.acceptableStatusCodes = nil
+        #expect(serializer.acceptableStatusCodes == IndexSet([200, 299]), "changing the copy's serializer leaves the original's alone")
         #expect(copy.transport != nil)
         #expect(copy.outputStream == nil)
         #expect(copy.completionBlock == nil)

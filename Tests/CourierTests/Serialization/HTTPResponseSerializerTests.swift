@@ -184,4 +184,36 @@ struct JSONResponseSerializerTests {
             try JSONResponseSerializer().responseObject(for: response, data: Data([0x5B, 0x00, 0x31]))
         }
     }
+
+    /// Every serializer copies as AFNetworking's do (NSCopying): the same class and settings, a separate instance.
+    @Test func serializersCopyTheirClassAndSettings() throws {
+        let image = ImageResponseSerializer()
+        image.imageScale = 2
+        let imageCopy = try #require(image.copy() as? ImageResponseSerializer)
+        #expect(imageCopy !== image && imageCopy.imageScale == 2)
+
+        let plist = PropertyListResponseSerializer()
+        plist.format = .binary
+        plist.stringEncoding = .isoLatin1
+        let plistCopy = try #require(plist.copy() as? PropertyListResponseSerializer)
+        #expect(plistCopy.format == .binary && plistCopy.stringEncoding == .isoLatin1)
+
+        let xml = XMLDocumentResponseSerializer()
+        xml.options = [.documentTidyXML]
+        #expect((xml.copy() as? XMLDocumentResponseSerializer)?.options == [.documentTidyXML])
+        #expect(XMLParserResponseSerializer().copy() is XMLParserResponseSerializer)
+
+        let json = JSONResponseSerializer()
+        let compound = CompoundResponseSerializer(responseSerializers: [json])
+        compound.acceptableStatusCodes = IndexSet(integer: 201)
+        let compoundCopy = try #require(compound.copy() as? CompoundResponseSerializer)
+        #expect(compoundCopy !== compound && compoundCopy.acceptableStatusCodes == IndexSet(integer: 201))
+        #expect(compoundCopy.responseSerializers.first as? JSONResponseSerializer === json)
+
+        let decoder = JSONDecoder()
+        let decodable = DecodableResponseSerializer<[String: Int]>(decoder: decoder)
+        decodable.acceptableContentTypes = ["application/vnd.courier+json"]
+        let decodableCopy = try #require(decodable.copy() as? DecodableResponseSerializer<[String: Int]>)
+        #expect(decodableCopy.decoder === decoder && decodableCopy.acceptableContentTypes == ["application/vnd.courier+json"])
+    }
 }

@@ -20,6 +20,19 @@ open class CompoundResponseSerializer: HTTPResponseSerializer, @unchecked Sendab
         super.init()
     }
 
+    /// A compound serializer with no components (it validates and returns the data).
+    public required convenience init() {
+        self.init(responseSerializers: [])
+    }
+
+    /// A compound serializer over the same components (not copies of them, as AFNetworking's), with the same
+    /// settings.
+    open override func copy(with zone: NSZone? = nil) -> Any {
+        let copy = CompoundResponseSerializer(responseSerializers: responseSerializers)
+        copySettings(to: copy)
+        return copy
+    }
+
     /// The result of the first component that succeeds.
     ///
     /// - Throws: the first component's error when all fail.

@@ -16,9 +16,21 @@ public final class DecodableResponseSerializer<Value: Decodable>: HTTPResponseSe
     public let decoder: JSONDecoder
 
     /// Creates a serializer using `decoder`. Default: a plain `JSONDecoder()`.
-    public init(decoder: JSONDecoder = JSONDecoder()) {
+    public init(decoder: JSONDecoder) {
         self.decoder = decoder
         super.init(acceptableContentTypes: ["application/json", "text/json", "text/javascript"])
+    }
+
+    /// Creates a serializer using a plain `JSONDecoder()`.
+    public required convenience init() {
+        self.init(decoder: JSONDecoder())
+    }
+
+    /// A serializer with the same decoder (it is immutable) and settings.
+    public override func copy(with zone: NSZone? = nil) -> Any {
+        let copy = DecodableResponseSerializer(decoder: decoder)
+        copySettings(to: copy)
+        return copy
     }
 
     /// Validates, then decodes a `Value`.

@@ -12,7 +12,7 @@ import FoundationNetworking
 /// Thread safety: one serializer may be shared by many threads. Every stored mutable property
 /// lives in `settings`, behind a `Mutex`; that is what makes the `@unchecked Sendable` sound.
 /// Subclasses must keep the same rule for the state they add.
-open class HTTPResponseSerializer: URLResponseSerialization, @unchecked Sendable {
+open class HTTPResponseSerializer: URLResponseSerialization, NSCopying, @unchecked Sendable {
     private struct Settings: Sendable {
         var acceptableStatusCodes: IndexSet? = IndexSet(integersIn: 200..<300)
         var acceptableContentTypes: Set<String>?
@@ -22,8 +22,9 @@ open class HTTPResponseSerializer: URLResponseSerialization, @unchecked Sendable
     /// All mutable state, behind a lock (see the type's documentation).
     private let settings = Mutex(Settings())
 
-    /// Creates a serializer accepting status codes 200..<300 and any content type.
-    public init() {}
+    /// Creates a serializer accepting status codes 200..<300 and any content type. Required, so that
+    /// ``copy(with:)`` can make an instance of the same class (as AFNetworking's `[[self class] new]`).
+    public required init() {}
 
     /// Creates a serializer accepting status codes 200..<300 and the given content types.
     init(acceptableContentTypes: Set<String>?) {
@@ -48,6 +49,23 @@ open class HTTPResponseSerializer: URLResponseSerialization, @unchecked Sendable
         get { settings.withLock { $0.stringEncoding } }
         set { settings.withLock { $0.stringEncoding = newValue } }
     }
+
+    /// A new serializer of the same class with the same settings (AFNetworking's serializers adopt
+    /// NSCopying). A subclass that adds settings of its own overrides this, calls `super` and copies them.
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = type(of: self).init()
+        copySettings(to: copy)
+        return copy
+    }
+
+    /// Copies every setting onto `copy`, an instance of the same class.
+    final func copySettings(to copy: HTTPResponseSerializer) {
+        copy.settings.withLock { $0 = settings.withLock { $0 } }
+        copyOwnSettings(to: copy)
+    }
+
+    /// Copies the settings a Courier subclass adds onto `copy`, an instance of the same class.
+    func copyOwnSettings(to copy: HTTPResponseSerializer) {}
 
     /// Checks the status code and, when there is a body, the content type.
     ///

@@ -17,11 +17,15 @@ open class ImageResponseSerializer: HTTPResponseSerializer, @unchecked Sendable 
     private let scale = Mutex<Double>(1)
 
     /// Creates a serializer for AFNetworking's image types plus WebP, with scale 1.
-    public override init() {
+    public required init() {
         super.init(acceptableContentTypes: [
             "image/tiff", "image/jpeg", "image/gif", "image/png", "image/ico", "image/x-icon",
             "image/bmp", "image/x-bmp", "image/x-xbitmap", "image/x-win-bitmap", "image/webp",
         ])
+    }
+
+    override func copyOwnSettings(to copy: HTTPResponseSerializer) {
+        (copy as? ImageResponseSerializer)?.imageScale = imageScale
     }
 
     /// The scale recorded in each ``ReceivedImage``. Default: 1. (AFNetworking used the

@@ -20,8 +20,12 @@ open class JSONResponseSerializer: HTTPResponseSerializer, @unchecked Sendable {
     private let options = Mutex(Options())
 
     /// Creates a serializer with no reading options that keeps null values.
-    public override init() {
+    public required init() {
         super.init(acceptableContentTypes: ["application/json", "text/json", "text/javascript"])
+    }
+
+    override func copyOwnSettings(to copy: HTTPResponseSerializer) {
+        (copy as? JSONResponseSerializer)?.options.withLock { $0 = options.withLock { $0 } }
     }
 
     /// The options used to read JSON. Default: none (`[]`).

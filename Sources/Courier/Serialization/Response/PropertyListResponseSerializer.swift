@@ -18,8 +18,12 @@ open class PropertyListResponseSerializer: HTTPResponseSerializer, @unchecked Se
     private let options = Mutex(Options())
 
     /// Creates a serializer expecting XML property lists (binary ones are read too).
-    public override init() {
+    public required init() {
         super.init(acceptableContentTypes: ["application/x-plist"])
+    }
+
+    override func copyOwnSettings(to copy: HTTPResponseSerializer) {
+        (copy as? PropertyListResponseSerializer)?.options.withLock { $0 = options.withLock { $0 } }
     }
 
     /// The expected format. Default: `.xml`. Parsing detects the actual format, so binary

@@ -19,8 +19,12 @@ open class XMLDocumentResponseSerializer: HTTPResponseSerializer, @unchecked Sen
     private let documentOptions = Mutex<XMLNode.Options>([])
 
     /// Creates a serializer with no parsing options.
-    public override init() {
+    public required init() {
         super.init(acceptableContentTypes: ["application/xml", "text/xml"])
+    }
+
+    override func copyOwnSettings(to copy: HTTPResponseSerializer) {
+        (copy as? XMLDocumentResponseSerializer)?.options = options
     }
 
     /// The options passed to `XMLDocument(data:options:)`. Default: none.

@@ -15,7 +15,7 @@ import FoundationNetworking
 /// `Mutex`.
 open class XMLParserResponseSerializer: HTTPResponseSerializer, @unchecked Sendable {
     /// Creates a serializer accepting `application/xml` and `text/xml`.
-    public override init() {
+    public required init() {
         super.init(acceptableContentTypes: ["application/xml", "text/xml"])
     }
 
