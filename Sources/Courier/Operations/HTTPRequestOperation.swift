@@ -4,8 +4,12 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// A serialized response body. `@unchecked Sendable`: serializers return immutable values
-/// (Foundation property-list types, strings, decoded values), which are never mutated afterwards.
+/// A serialized response body on its way to one reader.
+///
+/// `@unchecked Sendable`, soundly: an operation stores one only when its serializer returns shareable
+/// objects (``URLResponseSerialization/returnsShareableObjects``: immutable values). A mutable object
+/// (an `XMLParser`, an `XMLDocument`, mutable containers, a decoded class) is made afresh for each reader
+/// and handed over once, never kept or shared.
 struct SerializedResponse: @unchecked Sendable {
     let object: Any?
     let error: (any Error)?
@@ -25,7 +29,10 @@ struct SerializedResponse: @unchecked Sendable {
 open class HTTPRequestOperation: URLConnectionOperation, @unchecked Sendable {
     private struct Serialization {
         var serializer: any URLResponseSerialization = HTTPResponseSerializer()
-        var result: SerializedResponse?
+        /// The serialization error (`.failure`) or success, once known.
+        var outcome: Result<Void, any Error>?
+        /// The result, kept only when it can be shared (see ``SerializedResponse``).
+        var shared: SerializedResponse?
     }
 
     private let serialization = Mutex(Serialization())
@@ -51,30 +58,38 @@ open class HTTPRequestOperation: URLConnectionOperation, @unchecked Sendable {
     /// content type, the data itself as the object). Setting it discards an earlier result.
     public var responseSerializer: any URLResponseSerialization {
         get { serialization.withLock { $0.serializer } }
-        set { serialization.withLock { $0 = Serialization(serializer: newValue, result: nil) } }
+        set { serialization.withLock { $0 = Serialization(serializer: newValue) } }
     }
 
     /// The body decoded by ``responseSerializer``: computed once, when first asked for after the
     /// operation finished (``setCompletionBlockWithSuccess(_:failure:)`` asks on a background
-    /// queue, not on the completion queue); `nil` before that or when decoding failed.
+    /// queue, not on the completion queue), and then the same object for every caller; `nil` before
+    /// that or when decoding failed. When the serializer's objects are mutable (an `XMLParser`, an
+    /// `XMLDocument`; see ``URLResponseSerialization/returnsShareableObjects``), each access decodes a
+    /// fresh object instead, so that no two threads share one.
     public var responseObject: Any? { serialized()?.object }
 
     /// The serialization error when the response was unacceptable or undecodable, else the
     /// transfer's error.
     open override var error: (any Error)? {
         let transfer = super.error
-        if let serializationError = serialized()?.error { return serializationError }
+        if let serializationError { return serializationError }
         return transfer
     }
 
-    /// The serialization error alone.
-    var serializationError: (any Error)? { serialized()?.error }
+    /// The serialization error alone (serializing once to learn it, if nobody has yet).
+    var serializationError: (any Error)? {
+        guard isFinished else { return nil }
+        if let outcome = serialization.withLock({ $0.outcome }) { return outcome.failure }
+        return serialized()?.error
+    }
 
-    /// Serializes once the operation finished; later calls return the same result.
+    /// Serializes once the operation finished. A shareable result is kept and returned to every later caller;
+    /// any other result is made afresh for each caller (see ``SerializedResponse``).
     private func serialized() -> SerializedResponse? {
         guard isFinished else { return nil }
-        if let done = serialization.withLock({ $0.result }) { return done }
-        let serializer = responseSerializer
+        let (kept, serializer) = serialization.withLock { ($0.shared, $0.serializer) }
+        if let kept { return kept }
         let (response, data, transferError) = storage.withLock { ($0.response, $0.responseData, $0.error) }
         let result: SerializedResponse
         if transferError != nil, response == nil || isCancelled {
@@ -86,9 +101,12 @@ open class HTTPRequestOperation: URLConnectionOperation, @unchecked Sendable {
                 result = SerializedResponse(object: nil, error: error)
             }
         }
+        let shareable = result.object == nil || serializer.returnsShareableObjects
         return serialization.withLock { state in
-            if state.result == nil { state.result = result }
-            return state.result
+            if state.outcome == nil { state.outcome = result.error.map { .failure($0) } ?? .success(()) }
+            guard shareable else { return result }
+            if state.shared == nil { state.shared = result }
+            return state.shared
         }
     }
 

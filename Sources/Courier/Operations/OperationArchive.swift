@@ -28,7 +28,8 @@ public struct OperationArchive: Codable, Sendable, Equatable {
             timeoutInterval = request.timeoutInterval
         }
 
-        /// The request again (the URL of an archive without one is `about:blank`).
+        /// The request again. An archive without a URL gives `file:///`, which no transport sends: such an
+        /// operation fails with `URLError(.unsupportedURL)` when started.
         func makeRequest() -> URLRequest {
             var request = URLRequest(url: url ?? URL(fileURLWithPath: "/"), timeoutInterval: timeoutInterval)
             request.httpMethod = method

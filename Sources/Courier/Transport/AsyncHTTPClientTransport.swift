@@ -193,7 +193,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         _ request: TransportRequest, target: RequestURLCheck.Target, fileRegions: FileRegionLease
     ) throws -> (HTTPClient.Request, EngineClientPool.EngineClient) {
         let scheme = target.scheme
-        let client = scheme == "https" ? try clients.client(forHTTPSHost: target.host) : clients.plainClient
+        let client = try clients.client(for: target)
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
         for (name, value) in request.headers {

@@ -67,6 +67,16 @@ final class EngineClientPool: Sendable {
         )
     }
 
+    /// The client for a request to `target`.
+    /// - Throws: `HTTPClientError.alreadyShutdown` after ``shutdown()``.
+    func client(for target: RequestURLCheck.Target) throws -> EngineClient {
+        guard target.scheme == "https" else {
+            guard !state.withLock({ $0.isShutDown }) else { throw HTTPClientError.alreadyShutdown }
+            return plainClient
+        }
+        return try client(forHTTPSHost: target.host)
+    }
+
     /// The policy that applies to `host` (already lower-cased).
     func policy(forHost host: String) -> SecurityPolicy {
         hostPolicies[host] ?? configuration.securityPolicy

@@ -85,6 +85,16 @@ struct OperationArchiveTests {
         #expect(restored.responseData?.sha256Hex == OperationFixtures.rangeSHA256(count: length))
     }
 
+    @Test("an archive without a URL restores as file:/// and fails as an unsupported URL when started")
+    func archiveWithoutURL() async throws {
+        let json = #"{"version":1,"request":{"headers":{},"timeoutInterval":60},"state":"ready","totalBytesRead":0}"#
+        let operation = try JSONDecoder().decode(URLConnectionOperation.self, from: Data(json.utf8))
+        #expect(operation.request.url?.absoluteString == "file:///")
+        operation.transport = Fixtures.transport
+        await OperationFixtures.run([operation])
+        #expect((operation.error as? URLError)?.code == .unsupportedURL, "\(String(describing: operation.error))")
+    }
+
     @Test("a newer archive format is rejected")
     func newerVersion() throws {
         let json = #"{"version":99,"request":{"headers":{},"timeoutInterval":60},"state":"ready","totalBytesRead":0}"#

@@ -85,7 +85,7 @@ struct NetlinkCodingTests {
     }
 
     /// Every prefix and many corruptions of real datagrams decode or throw; none crashes.
-    @Test func survivesTruncatedAndCorruptedBuffers() {
+    @Test func survivesTruncatedAndCorruptedBuffers() throws {
         var generator = SystemRandomNumberGenerator()
         for capture in [CapturedNetlinkBytes.routeReply, CapturedNetlinkBytes.linkReply, CapturedNetlinkBytes.addressReply, CapturedNetlinkBytes.unreachableReply] {
             var samples = (0...capture.count).map { Array(capture.prefix($0)) }
@@ -94,8 +94,14 @@ struct NetlinkCodingTests {
                 for _ in 0..<3 { corrupted[Int.random(in: 0..<capture.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
                 samples.append(corrupted)
             }
+            // The whole capture parses; every sample either throws or yields messages that fit inside it.
+            #expect(try !NetlinkMessage.parseAll(capture).isEmpty)
+            var parsedSamples = 0
             for sample in samples {
                 guard let messages = try? NetlinkMessage.parseAll(sample) else { continue }
+                parsedSamples += 1
+                let bytes = messages.reduce(0) { $0 + NetlinkMessage.headerSize + $1.payload.count }
+                #expect(bytes <= sample.count, "parsed \(bytes) bytes out of a \(sample.count)-byte buffer")
                 for message in messages {
                     _ = try? RouteMessage(message).outputInterface
                     _ = try? LinkMessage(message).name
@@ -103,6 +109,8 @@ struct NetlinkCodingTests {
                     _ = try? message.errorCode()
                 }
             }
+            #expect(parsedSamples > 0, "no sample parsed at all: the loop above would check nothing")
+            #expect(throws: NetlinkParseError.self, "a header cut short") { try NetlinkMessage.parseAll(Array(capture.prefix(NetlinkMessage.headerSize - 1))) }
         }
     }
 }

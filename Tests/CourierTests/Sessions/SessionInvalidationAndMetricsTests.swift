@@ -72,6 +72,19 @@ struct SessionInvalidationAndMetricsTests {
         manager.setSessionDidBecomeInvalidBlock { _, _ in invalid.fire(true) }
         manager.invalidateSessionCancelingTasks(false)
         _ = await invalid.wait()
+        // The session's own transport is shut down with it: it takes no more requests.
+        let url = try await Fixtures.url("/get")
+        var refusal: URLError?
+        for _ in 0..<200 where refusal == nil {
+            do {
+                _ = try await own.send(TransportRequest(url: url))
+                try await Task.sleep(for: .milliseconds(10))
+            } catch let error as URLError {
+                refusal = error
+            }
+        }
+        // Cancelled while the engine shuts down, or refused once it has ("The transport has been shut down.").
+        #expect(refusal?.code == .cancelled, "\(String(describing: refusal))")
     }
 
     @Test func metricsArePresentAndOrdered() async throws {

@@ -66,9 +66,9 @@ struct TransportFailureTests {
         await #expect { _ = try await send(url) } throws: { code($0) == .unsupportedURL }
     }
 
-    @Test(arguments: ["http:///nohost", "http://"])
+    /// URLs Foundation parses but that name no host (every one of them parses, so none is skipped).
+    @Test(arguments: ["http:///nohost", "http://", "http://:80/", "http://@/", "http:/x"])
     func malformedURLs(url: String) async throws {
-        guard URL(string: url) != nil else { return }
         await #expect { _ = try await send(url) } throws: { code($0) == .badURL }
     }
 

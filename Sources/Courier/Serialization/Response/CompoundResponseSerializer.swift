@@ -33,6 +33,11 @@ open class CompoundResponseSerializer: HTTPResponseSerializer, @unchecked Sendab
         return copy
     }
 
+    /// Whether every component returns shareable objects.
+    open override var returnsShareableObjects: Bool {
+        responseSerializers.allSatisfy(\.returnsShareableObjects)
+    }
+
     /// The result of the first component that succeeds.
     ///
     /// - Throws: the first component's error when all fail.

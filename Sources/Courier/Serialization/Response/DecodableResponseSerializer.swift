@@ -26,6 +26,9 @@ public final class DecodableResponseSerializer<Value: Decodable>: HTTPResponseSe
         self.init(decoder: JSONDecoder())
     }
 
+    /// `false`: `Value` may be a class with mutable state, so each caller decodes its own.
+    public override var returnsShareableObjects: Bool { false }
+
     /// A serializer with the same decoder (it is immutable) and settings.
     public override func copy(with zone: NSZone? = nil) -> Any {
         let copy = DecodableResponseSerializer(decoder: decoder)

@@ -87,6 +87,9 @@ open class HTTPResponseSerializer: URLResponseSerialization, NSCopying, @uncheck
         }
     }
 
+    /// `true`: the data itself is an immutable value. Subclasses that return mutable objects override it.
+    open var returnsShareableObjects: Bool { true }
+
     /// Validates the response and returns `data` as it is.
     open func responseObject(for response: URLResponse?, data: Data?) throws -> Any? {
         try validate(response: response, data: data)

@@ -28,6 +28,11 @@ open class JSONResponseSerializer: HTTPResponseSerializer, @unchecked Sendable {
         (copy as? JSONResponseSerializer)?.options.withLock { $0 = options.withLock { $0 } }
     }
 
+    /// `true` unless ``readingOptions`` asks for mutable containers or leaves.
+    open override var returnsShareableObjects: Bool {
+        readingOptions.isDisjoint(with: [.mutableContainers, .mutableLeaves])
+    }
+
     /// The options used to read JSON. Default: none (`[]`).
     public var readingOptions: JSONSerialization.ReadingOptions {
         get { options.withLock { $0.readingOptions } }

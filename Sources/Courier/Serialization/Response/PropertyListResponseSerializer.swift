@@ -33,6 +33,11 @@ open class PropertyListResponseSerializer: HTTPResponseSerializer, @unchecked Se
         set { options.withLock { $0.format = newValue } }
     }
 
+    /// `true` unless ``readOptions`` asks for mutable containers or leaves.
+    open override var returnsShareableObjects: Bool {
+        readOptions.isDisjoint(with: [.mutableContainers, .mutableContainersAndLeaves])
+    }
+
     /// The options used to read property lists. Default: none (immutable containers).
     public var readOptions: PropertyListSerialization.ReadOptions {
         get { options.withLock { $0.readOptions } }

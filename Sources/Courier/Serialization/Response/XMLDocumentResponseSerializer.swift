@@ -27,6 +27,9 @@ open class XMLDocumentResponseSerializer: HTTPResponseSerializer, @unchecked Sen
         (copy as? XMLDocumentResponseSerializer)?.options = options
     }
 
+    /// `false`: an `XMLDocument` is a mutable object, one per caller.
+    open override var returnsShareableObjects: Bool { false }
+
     /// The options passed to `XMLDocument(data:options:)`. Default: none.
     public var options: XMLNode.Options {
         get { documentOptions.withLock { $0 } }

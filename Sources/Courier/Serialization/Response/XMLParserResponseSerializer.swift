@@ -19,6 +19,9 @@ open class XMLParserResponseSerializer: HTTPResponseSerializer, @unchecked Senda
         super.init(acceptableContentTypes: ["application/xml", "text/xml"])
     }
 
+    /// `false`: an `XMLParser` is a mutable object, one per caller.
+    open override var returnsShareableObjects: Bool { false }
+
     /// Validates, then returns `XMLParser(data:)`.
     open override func responseObject(for response: URLResponse?, data: Data?) throws -> Any? {
         try validate(response: response, data: data)
