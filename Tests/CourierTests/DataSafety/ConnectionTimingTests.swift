@@ -76,8 +76,7 @@ struct ConnectionTimingTests {
     @Test func aBatchLargerThanTheConnectionLimitSucceeds() async throws {
         let server = try await HostileRoutes.startServer()
         defer { Task { await server.stop() } }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-wait-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Fixtures.temporaryDirectory("wait")
         defer { try? FileManager.default.removeItem(at: folder) }
         let list = (0..<12).map { "\(server.url("/slow?seconds=2&n=\($0)"))\tfile\($0).txt" }.joined(separator: "\n")
         let listFile = folder.appendingPathComponent("list.txt")

@@ -53,8 +53,7 @@ struct InvalidStatusTests {
         #expect(get.status == 4)
         #expect(get.standardError.contains("status code 000"), "\(get.standardError)")
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-status-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Fixtures.temporaryDirectory("status")
         defer { try? FileManager.default.removeItem(at: folder) }
         let list = """
         \(server.url("/status/000?body=length"))\tzero.bin

@@ -167,8 +167,7 @@ struct ResumptionFidelityTests {
     func throughCourierDownloadContinue(_ scenario: Scenario) async throws {
         let server = try await HostileRoutes.startServer()
         defer { Task { await server.stop() } }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-resume-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Fixtures.temporaryDirectory("resume")
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("file.bin")
         let url = server.url("/file/\(scenario.name)?cut=\(scenario.kept)").absoluteString
@@ -195,8 +194,7 @@ struct ResumptionFidelityTests {
     @Test func aPlainDownloadAnswered206IsNeverSaved() async throws {
         let server = try await HostileRoutes.startServer()
         defer { Task { await server.stop() } }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-206-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Fixtures.temporaryDirectory("206")
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("file.bin")
         let outcome = try await CLIRequestTests.courier(["download", server.url("/file/unasked-206").absoluteString, "-o", output.path])

@@ -98,8 +98,7 @@ struct URLTrapTests {
         #expect(redirected.status == 4)
         #expect(redirected.standardError.contains("65536 is not between 1 and 65535"), "\(redirected.standardError)")
 
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-badurl-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try Fixtures.temporaryDirectory("badurl")
         defer { try? FileManager.default.removeItem(at: folder) }
         let download = try await CLIRequestTests.courier([
             "download", server.url("/redirect-to?location=http://127.0.0.1:99999/x").absoluteString, "-o", folder.appendingPathComponent("f").path,

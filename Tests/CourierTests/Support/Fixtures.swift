@@ -41,6 +41,13 @@ enum Fixtures {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
+    /// A new, empty temporary directory named after `name`, removed by the caller.
+    static func temporaryDirectory(_ name: String) throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-\(name)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     /// A temporary file URL, removed by the caller.
     static func temporaryFile(_ name: String = UUID().uuidString) -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("courier-tests-\(name)")
