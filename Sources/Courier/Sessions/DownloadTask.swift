@@ -91,10 +91,9 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         configuration.didDecideResumption = { [weak self] outcome, progress in
             guard let self else { return }
             switch outcome {
-            case .continued(let offset):
-                manager.downloadTaskDidResume(self, offset: offset, expectedTotalBytes: progress.totalBytesExpected)
-            case .restarted:
-                manager.downloadTaskDidResume(self, offset: 0, expectedTotalBytes: progress.totalBytesExpected)
+            case .continued, .restarted:
+                // The progress starts from the kept bytes: the offset, or 0 when the body starts over.
+                manager.downloadTaskDidResume(self, offset: progress.totalBytes, expectedTotalBytes: progress.totalBytesExpected)
             case .alreadyComplete, .mismatch, .unrelated:
                 break
             }

@@ -119,12 +119,17 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
         let connections = client.connections
         let ticket = connections.begin()
+        // Bytes reported for this attempt, so that a retry does not report them twice (only with a body to report).
         let bodyBytesSent = Atomic<Int64>(0)
         let reportBodyBytes = request.didSendBodyBytes
-        let delegate = StreamingResponseDelegate(didSendBodyBytes: { count in
-            bodyBytesSent.add(count, ordering: .relaxed)
-            reportBodyBytes?(count)
-        }) {
+        var counting: (@Sendable (Int64) -> Void)?
+        if let reportBodyBytes {
+            counting = { count in
+                bodyBytesSent.add(count, ordering: .relaxed)
+                reportBodyBytes(count)
+            }
+        }
+        let delegate = StreamingResponseDelegate(didSendBodyBytes: counting) {
             connections.headSent(ticket)
         }
         let task = client.client.execute(request: engineRequest, delegate: delegate, deadline: nil)
