@@ -4,13 +4,18 @@ extension SecurityPolicy {
     /// File extensions ``certificates(inDirectory:)`` loads.
     static let certificateFileExtensions: Set<String> = ["cer", "crt", "pem"]
 
-    /// The DER bytes of every certificate in the `.cer` files of `bundle` (AFNetworking's `certificatesInBundle:`).
+    /// The DER bytes of every certificate in the `.cer` files among `bundle`'s top-level resources (AFNetworking's
+    /// `certificatesInBundle:`), read from the resource directory each time (a bundle's own resource lookup caches
+    /// its first listing, so files added later would not be seen).
     ///
     /// Each file may hold a DER certificate or PEM text with one or more `CERTIFICATE` blocks.
     /// Files that are unreadable or hold no certificate are skipped: use ``certificates(inDirectory:)`` to be told.
     public static func certificates(in bundle: Bundle) -> Set<Data> {
-        let paths = bundle.paths(forResourcesOfType: "cer", inDirectory: nil)
-        return Set(paths.flatMap { (try? certificates(contentsOf: URL(fileURLWithPath: $0))) ?? [] })
+        guard let directory = bundle.resourceURL,
+              let entries = try? FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+        else { return [] }
+        let files = entries.filter { $0.pathExtension.lowercased() == "cer" }
+        return Set(files.flatMap { (try? certificates(contentsOf: $0)) ?? [] })
     }
 
     /// The DER bytes of every certificate in the `.cer`, `.crt` and `.pem` files directly inside `directory`

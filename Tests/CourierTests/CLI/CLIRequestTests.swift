@@ -164,14 +164,15 @@ struct CLIRequestTests {
     }
 
     /// A 256 MiB body goes to the file without being held in memory: the child's peak resident size (VmHWM, polled
-    /// from /proc while it runs) stays within 64 MiB of its peak for a 1 KiB body.
+    /// from /proc while it runs) stays within 64 MiB of its peak for a small body (one that arrives after 0.3 s,
+    /// so that the process lives long enough to be sampled).
     @Test func outputIsStreamedNotBuffered() async throws {
         let file = Fixtures.temporaryFile("cli-stream-\(UUID().uuidString).bin")
         defer { try? FileManager.default.removeItem(at: file) }
         let executable = try ChildProcess.executable("courier").path
-        func peakKiB(_ length: Int) async throws -> Int {
+        func peakKiB(_ path: String) async throws -> Int {
             let script = """
-                \(ShellQuoting.quote(executable)) get -o \(ShellQuoting.quote(file.path)) \(try await Self.url("/bytes/\(length)")) >/dev/null 2>&1 &
+                \(ShellQuoting.quote(executable)) get -o \(ShellQuoting.quote(file.path)) \(try await Self.url(path)) >/dev/null 2>&1 &
                 pid=$!; peak=0
                 while kill -0 $pid 2>/dev/null; do
                   v=$(awk '/VmHWM/ {print $2}' /proc/$pid/status 2>/dev/null); [ -n "$v" ] && peak=$v; sleep 0.02
@@ -183,8 +184,8 @@ struct CLIRequestTests {
             #expect(fields.first == 0, "courier failed: \(outcome.standardError)")
             return fields.count == 2 ? fields[1] : -1
         }
-        let small = try await peakKiB(1024)
-        let large = try await peakKiB(256 << 20)
+        let small = try await peakKiB("/delay/0.3")
+        let large = try await peakKiB("/bytes/\(256 << 20)")
         #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int == 256 << 20)
         #expect(small > 0 && large > 0)
         #expect(large - small < 64 << 10, "peak RSS \(large) KiB for 256 MiB vs \(small) KiB for 1 KiB")

@@ -86,6 +86,8 @@ struct SecurityPolicyCopyingAndCodingTests {
         let pki = try TestPKI()
         let directory = try #require(Bundle.main.executableURL?.deletingLastPathComponent())
         #expect(Bundle.main.bundleURL.standardizedFileURL == directory.standardizedFileURL)
+        // Asked once before the file exists: a later answer must still see it (Bundle caches its own lookups).
+        #expect(!SecurityPolicy.defaultPinnedCertificates.contains(pki.leaf.derBytes))
         let file = directory.appendingPathComponent("courier-default-pin-\(UUID().uuidString).cer")
         try pki.leaf.derBytes.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
