@@ -52,21 +52,20 @@ final class IdleTimeoutWatchdog: Sendable {
         self.onTimeout = onTimeout
         let now = NIODeadline.now()
         self.state = Mutex(State(waitDeadline: connectionWait.map { now + $0 }, lastActivity: now))
-        if let connectionWait { schedule(at: now + connectionWait) }
+        // One check at the earlier of the two limits serves both phases: a request on a connection by then is
+        // rechecked for idleness from its last activity, so acquiring a connection needs no timer work.
+        let first = [connectionWait, idleTimeout].compactMap { $0 }.min()
+        if let first { schedule(at: now + first) }
     }
 
     /// The request head was written to a connection: from now on the idle timeout applies.
     func connectionAcquired() {
         let now = NIODeadline.now()
-        let previous = state.withLock { state -> Scheduled<Void>? in
-            guard state.waitingForConnection, !state.finished else { return nil }
+        state.withLock { state in
+            guard state.waitingForConnection else { return }
             state.waitingForConnection = false
             state.lastActivity = now
-            defer { state.scheduled = nil }
-            return state.scheduled
         }
-        previous?.cancel()
-        if let idleTimeout { schedule(at: now + idleTimeout) }
     }
 
     /// Records that bytes moved.
@@ -116,13 +115,16 @@ final class IdleTimeoutWatchdog: Sendable {
         let decision: Decision = state.withLock { state in
             if state.finished { return .stop }
             if state.waitingForConnection {
-                // Rescheduled by `connectionAcquired`; a check left over from the wait is stale.
-                guard let deadline = state.waitDeadline else { return .stop }
+                guard let deadline = state.waitDeadline else {
+                    // No wait limit: look again one idle timeout later (the request may be on a connection by then).
+                    return idleTimeout.map { .recheck(now + $0) } ?? .stop
+                }
                 guard deadline > now else {
                     state.finished = true
                     return .fire(.connectionWait)
                 }
-                return .recheck(deadline)
+                // Never further away than one idle timeout, so idleness after the wait is seen in time.
+                return .recheck(idleTimeout.map { min(deadline, now + $0) } ?? deadline)
             }
             guard let idleTimeout else { return .stop }
             if state.suspended { return .recheck(now + idleTimeout) }

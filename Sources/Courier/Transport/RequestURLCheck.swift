@@ -58,7 +58,14 @@ enum RequestURLCheck {
     /// number too large for `Int`, which would silently send the request to the default port.
     private static func port(of url: URL, scheme: String) throws(Refusal) -> Int {
         let defaultPort = scheme == "https" ? 443 : 80
-        guard let text = portText(of: url.absoluteString) else { return url.port ?? defaultPort }
+        if let port = url.port {
+            // Foundation parsed a port: only its range is left to check.
+            guard (1...65535).contains(port) else {
+                throw Refusal(isUnsupportedScheme: false, description: "The URL's port \(port) is not between 1 and 65535.")
+            }
+            return port
+        }
+        guard let text = portText(of: url.absoluteString) else { return defaultPort }
         if text.isEmpty { return defaultPort }  // "http://host:/" is the default port (RFC 3986 §3.2.3)
         guard text.utf8.count <= 5, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
               let port = Int(text), (1...65535).contains(port) else {

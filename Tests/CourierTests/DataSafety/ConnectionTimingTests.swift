@@ -54,6 +54,28 @@ struct ConnectionTimingTests {
         #expect(try await first.data?.count == 100)
     }
 
+    /// A request that waited in the queue still times out one idle timeout after its server goes quiet (not at the
+    /// far connection-wait deadline).
+    @Test func idlenessAfterAWaitIsStillDetected() async throws {
+        let server = try await HostileRoutes.startServer()
+        var settings = AsyncHTTPClientTransport.Configuration()
+        settings.maximumConnectionsPerHost = 1
+        let transport = AsyncHTTPClientTransport(configuration: settings)
+        defer { Task { try? await transport.shutdown(); await server.stop() } }
+        async let first = Exchange(request: URLRequest(url: server.url("/slow?seconds=2"), timeoutInterval: 5), configuration: .init(transport: transport)).result()
+        #expect(await OperationFixtures.wait { server.requests.count == 1 })
+        let start = ContinuousClock.now
+        let error = await #expect(throws: URLError.self) {
+            // 100 bytes, then nothing for 30 s.
+            _ = try await Exchange(request: URLRequest(url: server.url("/file/quiet?stall=100"), timeoutInterval: 1), configuration: .init(transport: transport)).result()
+        }
+        let elapsed = ContinuousClock.now - start
+        #expect(error?.code == .timedOut)
+        #expect(error?.localizedDescription.contains("without data") == true, "\(String(describing: error))")
+        #expect(elapsed >= .seconds(2.5) && elapsed < .seconds(6), "timed out after \(elapsed): about 2 s queued, then 1 s idle")
+        #expect(try await first.data?.count == 100)
+    }
+
     @Test func sessionsWaitForAConnectionWithoutTimingOut() async throws {
         let server = try await HostileRoutes.startServer()
         defer { Task { await server.stop() } }
