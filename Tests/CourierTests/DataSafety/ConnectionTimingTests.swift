@@ -34,46 +34,43 @@ struct ConnectionTimingTests {
         #expect(Set(server.requests.map(\.connection)).count == 2, "two connections at most")
     }
 
-    @Test func theConnectionWaitHasItsOwnLimit() async throws {
+    /// Sends `path` (idle timeout `timeout`) on a transport with one connection per host while a 2 s response holds
+    /// that connection; returns the second request's error and how long it took from being sent.
+    private static func behindABusyConnection(
+        _ path: String, timeout: TimeInterval, connectionWaitTimeout: TimeInterval = 300
+    ) async throws -> (error: URLError?, elapsed: Duration) {
         let server = try await HostileRoutes.startServer()
         var settings = AsyncHTTPClientTransport.Configuration()
         settings.maximumConnectionsPerHost = 1
-        settings.connectionWaitTimeout = 0.5
+        settings.connectionWaitTimeout = connectionWaitTimeout
         let transport = AsyncHTTPClientTransport(configuration: settings)
         defer { Task { try? await transport.shutdown(); await server.stop() } }
         async let first = Exchange(request: URLRequest(url: server.url("/slow?seconds=2"), timeoutInterval: 5), configuration: .init(transport: transport)).result()
         #expect(await OperationFixtures.wait { server.requests.count == 1 }, "the first request holds the only connection")
         let start = ContinuousClock.now
         let error = await #expect(throws: URLError.self) {
-            _ = try await Exchange(request: URLRequest(url: server.url("/slow?seconds=2"), timeoutInterval: 5), configuration: .init(transport: transport)).result()
+            _ = try await Exchange(request: URLRequest(url: server.url(path), timeoutInterval: timeout), configuration: .init(transport: transport)).result()
         }
-        let waited = ContinuousClock.now - start
+        let elapsed = ContinuousClock.now - start
+        #expect(try await first.data?.count == 100)
+        return (error, elapsed)
+    }
+
+    @Test func theConnectionWaitHasItsOwnLimit() async throws {
+        let (error, waited) = try await Self.behindABusyConnection("/slow?seconds=2", timeout: 5, connectionWaitTimeout: 0.5)
         #expect(error?.code == .timedOut)
         #expect(error?.localizedDescription.contains("waiting 0.5 s for a connection") == true, "\(String(describing: error))")
         #expect(waited >= .milliseconds(400) && waited < .seconds(1.9), "failed after \(waited)")
-        #expect(try await first.data?.count == 100)
     }
 
     /// A request that waited in the queue still times out one idle timeout after its server goes quiet (not at the
     /// far connection-wait deadline).
     @Test func idlenessAfterAWaitIsStillDetected() async throws {
-        let server = try await HostileRoutes.startServer()
-        var settings = AsyncHTTPClientTransport.Configuration()
-        settings.maximumConnectionsPerHost = 1
-        let transport = AsyncHTTPClientTransport(configuration: settings)
-        defer { Task { try? await transport.shutdown(); await server.stop() } }
-        async let first = Exchange(request: URLRequest(url: server.url("/slow?seconds=2"), timeoutInterval: 5), configuration: .init(transport: transport)).result()
-        #expect(await OperationFixtures.wait { server.requests.count == 1 })
-        let start = ContinuousClock.now
-        let error = await #expect(throws: URLError.self) {
-            // 100 bytes, then nothing for 30 s.
-            _ = try await Exchange(request: URLRequest(url: server.url("/file/quiet?stall=100"), timeoutInterval: 1), configuration: .init(transport: transport)).result()
-        }
-        let elapsed = ContinuousClock.now - start
+        // 100 bytes, then nothing for 30 s.
+        let (error, elapsed) = try await Self.behindABusyConnection("/file/quiet?stall=100", timeout: 1)
         #expect(error?.code == .timedOut)
         #expect(error?.localizedDescription.contains("without data") == true, "\(String(describing: error))")
         #expect(elapsed >= .seconds(2.5) && elapsed < .seconds(6), "timed out after \(elapsed): about 2 s queued, then 1 s idle")
-        #expect(try await first.data?.count == 100)
     }
 
     @Test func sessionsWaitForAConnectionWithoutTimingOut() async throws {
