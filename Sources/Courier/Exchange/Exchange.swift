@@ -6,11 +6,14 @@ import FoundationNetworking
 
 /// One request's whole life, shared by Courier's operations and session tasks.
 ///
-/// It sends the request through its transport, follows redirects (each hop seen by the redirect
-/// hook), answers Basic and Digest challenges, keeps cookies, streams the final body into its
-/// sink with progress, pauses (stops reading, keeps the connection), and can be cancelled at any
-/// moment. Its phases live in an ``ExchangeStateMachine``; this class only performs the I/O the
-/// machine asks for.
+/// It runs the request through its ``ExchangePipeline`` (the caller's stages, redirects, authentication
+/// challenges, cookies, the transport), streams the final body into its sink with progress, pauses (stops reading,
+/// keeps the connection), and can be cancelled at any moment. Its phases live in an `ExchangeStateMachine`; this
+/// class performs the actions the machine returns.
+///
+/// ``result()`` runs the exchange in the calling task: cancelling that task cancels the exchange, and its
+/// task-local values are visible to every stage. ``start()`` runs it on a task of its own, for callers that do not
+/// wait (AFNetworking's `start()` and `resume()`).
 ///
 /// ```swift
 /// let exchange = Exchange(request: URLRequest(url: url), configuration: .init(transport: transport))
@@ -19,25 +22,30 @@ import FoundationNetworking
 public final class Exchange: Sendable {
     /// The request as given.
     public let originalRequest: URLRequest
-    /// The transport, sink and hooks.
+    /// The transport, sink, stages and hooks.
     public let configuration: ExchangeConfiguration
 
-    private let machine: Mutex<ExchangeStateMachine>
-    private let live: Mutex<LiveState>
-    private let gate = PauseGate()
+    private let state: Mutex<State>
+    /// Reaches the transport's request in flight from ``cancel()``, whichever task awaits it.
+    private let cancellation = TransportCancellation()
 
-    private struct LiveState {
+    /// Everything that changes, behind the exchange's one lock.
+    private struct State {
+        var machine = ExchangeStateMachine()
         var currentRequest: URLRequest
         var response: HTTPURLResponse?
         var sent = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: -1)
         var received = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: -1)
-        /// The running task; `nil` once it has finished (see `finished`).
-        var task: Task<ExchangeResult, any Error>?
-        /// The outcome once the task has finished. A `.stream` result's body refers back to this
-        /// exchange, so it is kept only until a caller of `result()` has it: holding it (or the
-        /// finished task, which keeps its value) longer would be a reference cycle, one leaked
+        /// The exchange's own task, when ``start()`` made one.
+        var task: Task<Void, Never>?
+        /// The outcome once the exchange has ended. A `.stream` result's body refers back to this exchange, so
+        /// the stored copy drops the body once a caller has it: keeping it would be a reference cycle, one leaked
         /// exchange per request.
         var finished: Result<ExchangeResult, any Error>?
+        /// Callers of ``result()`` waiting for a run they did not start.
+        var outcomeWaiters: [CheckedContinuation<Result<ExchangeResult, any Error>, Never>] = []
+        /// Body readers waiting for ``resume()``.
+        var pausedReaders: [CheckedContinuation<Void, any Error>] = []
         var body: ResponseBodyStream?
         var metrics = ExchangeMetrics(fetchStart: Date())
     }
@@ -46,310 +54,206 @@ public final class Exchange: Sendable {
     public init(request: URLRequest, configuration: ExchangeConfiguration) {
         self.originalRequest = request
         self.configuration = configuration
-        self.machine = Mutex(ExchangeStateMachine(maximumRedirects: configuration.maximumRedirects))
-        self.live = Mutex(LiveState(currentRequest: request))
+        self.state = Mutex(State(currentRequest: request))
     }
 
     // MARK: Observing
 
     /// The current phase.
-    public var phase: ExchangeStateMachine.Phase { machine.withLock { $0.phase } }
+    public var phase: ExchangePhase { state.withLock { $0.machine.phase } }
     /// Whether reading is paused.
-    public var isPaused: Bool { machine.withLock { $0.isPaused } }
-    /// The request on the wire now (after redirects).
-    public var currentRequest: URLRequest { live.withLock { $0.currentRequest } }
+    public var isPaused: Bool { state.withLock { $0.machine.isPaused } }
+    /// The request on the wire now (after redirects, with the headers the stages added).
+    public var currentRequest: URLRequest { state.withLock { $0.currentRequest } }
     /// The latest response head, once one has arrived.
-    public var response: HTTPURLResponse? { live.withLock { $0.response } }
+    public var response: HTTPURLResponse? { state.withLock { $0.response } }
     /// Request body bytes sent so far, and expected.
-    public var sendProgress: TransferProgress { live.withLock { $0.sent } }
+    public var sendProgress: TransferProgress { state.withLock { $0.sent } }
     /// Response body bytes delivered so far, and expected (for a resumed download: including the
     /// kept bytes).
-    public var receiveProgress: TransferProgress { live.withLock { $0.received } }
+    public var receiveProgress: TransferProgress { state.withLock { $0.received } }
     /// Timings so far.
-    public var metrics: ExchangeMetrics { live.withLock { $0.metrics } }
+    public var metrics: ExchangeMetrics { state.withLock { $0.metrics } }
 
     // MARK: Controlling
 
-    /// Starts the exchange on its own task. Calling it again does nothing.
+    /// Starts the exchange on a task of its own and returns at once. Calling it again, or after ``result()``, does
+    /// nothing.
     public func start() {
-        let started = machine.withLock { $0.start() } == .sendRequest
-        guard started else { return }
-        live.withLock { $0.metrics.fetchStart = Date() }
+        guard state.withLock({ $0.machine.start() }) == .sendRequest else { return }
         let task = Task { [self] in
-            ExchangeNotifier.post(.courierRequestDidStart, request: originalRequest, error: nil)
-            let outcome: Result<ExchangeResult, any Error>
-            do {
-                outcome = .success(try await run())
-            } catch {
-                _ = machine.withLock { $0.fail() }
-                outcome = .failure(finalError(error))
-            }
-            if case .failure = outcome {
-                ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: outcome.failure)
-            } else if configuration.sink.isStream == false {
-                ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: nil)
-            }
-            configuration.completion?(outcome)
-            live.withLock { state in
-                state.task = nil
-                state.finished = outcome
-            }
-            return try outcome.get()
+            conclude(await execute(), callerHasIt: false)
         }
-        live.withLock { state in
-            // A task that already finished has stored its outcome; keeping it would keep its value.
+        state.withLock { state in
+            // A task that already finished has concluded; keeping it would only keep it alive.
             if state.finished == nil { state.task = task }
         }
-        // A cancel() that raced with start() found no task to cancel.
-        if phase == .cancelled { task.cancel() }
     }
 
-    /// Starts the exchange if needed and waits for its result. Cancelling the calling task
-    /// cancels the exchange.
+    /// Runs the exchange in the calling task and returns its result; when it is already running (after
+    /// ``start()``, or for another caller), waits for that run. Cancelling the calling task cancels the exchange.
     public func result() async throws -> ExchangeResult {
-        start()
-        let (task, finished) = live.withLock { ($0.task, $0.finished) }
-        let outcome: Result<ExchangeResult, any Error>
-        if let task {
-            outcome = await withTaskCancellationHandler {
-                await task.result
+        if state.withLock({ $0.machine.start() }) == .sendRequest {
+            let outcome = await withTaskCancellationHandler {
+                await execute()
             } onCancel: {
                 self.cancel()
             }
-        } else if let finished {
-            outcome = finished
-        } else {
-            throw cancelledError()
+            conclude(outcome, callerHasIt: true)
+            return try outcome.get()
         }
-        releaseStreamedBody()
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let finished = state.withLock { state -> Result<ExchangeResult, any Error>? in
+                    guard let finished = state.finished else {
+                        state.outcomeWaiters.append(continuation)
+                        return nil
+                    }
+                    state.finished = finished.withoutBody
+                    return finished
+                }
+                if let finished { continuation.resume(returning: finished) }
+            }
+        } onCancel: {
+            self.cancel()
+        }
         return try outcome.get()
-    }
-
-    /// Drops the stored outcome's body (a caller has it now), which ends the reference cycle
-    /// exchange → outcome → body → exchange. Later callers get the result without a body.
-    private func releaseStreamedBody() {
-        live.withLock { state in
-            guard case .success(let result)? = state.finished, result.body != nil else { return }
-            state.finished = .success(ExchangeResult(
-                request: result.request, response: result.response, data: result.data, body: nil,
-                bytesReceived: result.bytesReceived, redirectCount: result.redirectCount,
-                resumption: result.resumption, metrics: result.metrics
-            ))
-        }
     }
 
     /// Stops reading the response (the connection stays open) until ``resume()``.
     public func pause() {
-        // The gate follows the machine's flag, also for a pause before the exchange starts.
-        let paused = machine.withLock { machine in
-            _ = machine.pause()
-            return machine.isPaused
-        }
-        if paused { gate.close() }
+        // `.suspendReading` needs no I/O here: the body reader checks the flag before each chunk.
+        _ = state.withLock { $0.machine.pause() }
     }
 
     /// Reads again after ``pause()``.
     public func resume() {
-        let paused = machine.withLock { machine in
-            _ = machine.resume()
-            return machine.isPaused
+        let readers = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            guard state.machine.resume() == .resumeReading else { return [] }
+            defer { state.pausedReaders = [] }
+            return state.pausedReaders
         }
-        if !paused { gate.open() }
+        for reader in readers { reader.resume() }
     }
 
-    /// Cancels the exchange in whatever phase it is; it fails with `URLError(.cancelled)`.
+    /// Cancels the exchange in whatever phase it is; it fails with `URLError(.cancelled)`, also for a caller of
+    /// ``result()`` in another task.
     public func cancel() {
-        let action = machine.withLock { $0.cancel() }
-        gate.cancel()
-        guard action == .cancelTransport else { return }
-        let (task, body) = live.withLock { ($0.task, $0.body) }
-        body?.cancel()
-        task?.cancel()
+        let error = cancelledError()
+        let (action, body, task, readers) = state.withLock { state in
+            let action = state.machine.cancel()
+            if action == .refuseStart { state.finished = .failure(error) }
+            defer { state.pausedReaders = [] }
+            return (action, state.body, state.task, state.pausedReaders)
+        }
+        for reader in readers { reader.resume(throwing: error) }
+        switch action {
+        case .cancelTransport:
+            cancellation.cancel()
+            body?.cancel()
+            task?.cancel()
+        default:
+            // `.refuseStart` stored the outcome above; nothing was in flight.
+            return
+        }
     }
 
     // MARK: The lifecycle
 
+    /// One run from the first request to the end of the body (for `.stream`: to the head), with the
+    /// notifications and the completion hook.
+    private func execute() async -> Result<ExchangeResult, any Error> {
+        state.withLock { $0.metrics.fetchStart = Date() }
+        ExchangeNotifier.post(.courierRequestDidStart, request: originalRequest, error: nil)
+        let outcome: Result<ExchangeResult, any Error>
+        do {
+            outcome = .success(try await run())
+        } catch {
+            outcome = .failure(failed(with: error))
+        }
+        if case .failure(let error) = outcome {
+            ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: error)
+        } else if configuration.sink.isStream == false {
+            ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: nil)
+        }
+        configuration.completion?(outcome)
+        return outcome
+    }
+
+    /// Stores the outcome for later callers of ``result()`` and hands it to those waiting.
+    private func conclude(_ outcome: Result<ExchangeResult, any Error>, callerHasIt: Bool) {
+        let waiters = state.withLock { state in
+            state.task = nil
+            state.finished = callerHasIt || !state.outcomeWaiters.isEmpty ? outcome.withoutBody : outcome
+            defer { state.outcomeWaiters = [] }
+            return state.outcomeWaiters
+        }
+        for waiter in waiters { waiter.resume(returning: outcome) }
+    }
+
     private func run() async throws -> ExchangeResult {
-        // The kept bytes are continued only with a range request that can prove the resource unchanged;
-        // without one (no validator, or after a mismatch) the request goes out whole and replaces them.
-        var resumption = configuration.resumption.flatMap { $0.canResume ? $0 : nil }
-        var request = resumption?.applied(to: originalRequest) ?? originalRequest
-        var hop = HopState(body: configuration.body ?? RequestBody(request: request))
-        var attempts: [AuthenticationChallenge.ProtectionSpace: Int] = [:]
-
-        while true {
-            let transportRequest = try makeTransportRequest(request, hop: hop)
-            live.withLock {
-                $0.metrics.transactions.append(.init(request: request, requestStart: Date()))
-            }
-            let response = try await configuration.transport.send(transportRequest)
-            live.withLock {
-                $0.response = response.head
-                $0.currentRequest = request
-                $0.body = response.body
-                $0.metrics.transactions[$0.metrics.transactions.count - 1].response = response.head
-                $0.metrics.transactions[$0.metrics.transactions.count - 1].httpVersion = response.httpVersion
-                $0.metrics.transactions[$0.metrics.transactions.count - 1].connection = response.connection
-                $0.metrics.transactions[$0.metrics.transactions.count - 1].staleConnectionRetries = response.staleConnectionRetries
-                $0.metrics.transactions[$0.metrics.transactions.count - 1].responseStart = Date()
-            }
-            storeCookies(from: response, for: request)
-            let kind: ExchangeStateMachine.HeadKind = resumption?.outcome(of: response.head) == .mismatch
-                ? .resumptionMismatch
-                : headKind(of: response.head, request: request)
-            let action = machine.withLock { $0.receivedHead(kind) }
-
-            switch action {
-            case .prepareFollowUp(.redirect):
-                if let next = try await redirect(after: response, from: request) {
-                    try await abandon(response.body)
-                    try followUp()
-                    hop.redirect(status: response.head.statusCode, method: (request.httpMethod ?? "GET").uppercased())
-                    request = next
-                    continue
-                }
-            case .prepareFollowUp(.authentication):
-                if let answer = try await authorization(for: response, request: request, attempts: &attempts) {
-                    try await abandon(response.body)
-                    try followUp()
-                    hop.authorize(answer)
-                    continue
-                }
-            case .prepareFollowUp(.restart):
-                try await abandon(response.body)
-                try followUp()
-                resumption = nil
-                request = DownloadResumption.removed(from: request)
-                continue
-            case .deliverBody:
-                try refuseUnaskedPartialContent(response, request: request)
-                return try await deliver(response, request: request, hop: hop, resumption: resumption)
-            default:
-                response.body.cancel()
-                throw cancelledError()
-            }
-            // The follow-up was declined: this response is the result.
-            guard machine.withLock({ $0.decline() }) == .deliverBody else {
-                response.body.cancel()
-                throw cancelledError()
-            }
-            try refuseUnaskedPartialContent(response, request: request)
-            return try await deliver(response, request: request, hop: hop, resumption: resumption)
+        let pipeline = ExchangePipeline(stages: ExchangePipeline.standardStages(for: configuration)) { [self] request in
+            try await transmit(request)
         }
-    }
-
-    /// What changes from one hop to the next: the body and the credential sent.
-    private struct HopState {
-        var body: RequestBody?
-        var sendsBody = true
-        var isFirst = true
-        var authorization: (header: String, credential: URLCredential, space: AuthenticationChallenge.ProtectionSpace)?
-
-        init(body: RequestBody?) {
-            self.body = body
-        }
-
-        mutating func redirect(status: Int, method: String) {
-            if RedirectRule.dropsBody(status: status, method: method) { sendsBody = false }
-            authorization = nil
-            isFirst = false
-        }
-
-        mutating func authorize(_ answer: (header: String, credential: URLCredential, space: AuthenticationChallenge.ProtectionSpace)) {
-            authorization = answer
-            isFirst = false
-        }
-    }
-
-    private func followUp() throws {
-        switch machine.withLock({ $0.follow() }) {
-        case .sendRequest:
-            return
-        case .fail(.tooManyRedirects(let limit)):
-            throw URLError(.httpTooManyRedirects, userInfo: [
-                NSURLErrorFailingURLErrorKey: currentRequest.url as Any,
-                NSLocalizedDescriptionKey: "Stopped after \(limit) redirects.",
-            ])
+        let body = configuration.body ?? RequestBody(request: originalRequest)
+        let final = try await pipeline.send(StageRequest(urlRequest: originalRequest, body: body))
+        switch state.withLock({ $0.machine.receivedHead() }) {
+        case .deliverBody:
+            try refuseUnaskedPartialContent(final)
+            return try await deliver(final)
         default:
+            final.body.cancel()
             throw cancelledError()
         }
     }
 
-    private func makeTransportRequest(_ request: URLRequest, hop: HopState) throws -> TransportRequest {
-        guard let url = request.url else {
-            throw URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "The request has no URL."])
+    /// The end of the pipeline: one request on the wire, with its progress and metrics.
+    private func transmit(_ request: StageRequest) async throws -> StageResponse {
+        let url = try request.url()
+        let urlRequest = request.urlRequest
+        let expected: Int64 = request.body.map { $0.length ?? -1 } ?? 0
+        let now = Date()
+        let cancelled = state.withLock { state -> Bool in
+            guard state.machine.phase != .cancelled else { return true }
+            state.sent = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: expected)
+            state.currentRequest = urlRequest
+            // The previous hop's body was abandoned for this follow-up.
+            if let last = state.metrics.transactions.indices.last, state.metrics.transactions[last].responseEnd == nil {
+                state.metrics.transactions[last].responseEnd = now
+            }
+            state.metrics.transactions.append(.init(request: urlRequest, requestStart: now))
+            return false
         }
-        var headers = (request.allHTTPHeaderFields ?? [:]).map { (name: $0.key, value: $0.value) }
-        if let jar = configuration.cookieJar, request.httpShouldHandleCookies, let cookies = jar.cookieHeader(for: url) {
-            headers.removeAll { $0.name.isHeaderName("Cookie") }
-            headers.append((name: "Cookie", value: cookies))
+        if cancelled { throw cancelledError() }
+        var headers: [(name: String, value: String)] = []
+        if let fields = urlRequest.allHTTPHeaderFields {
+            headers.reserveCapacity(fields.count)
+            for (name, value) in fields { headers.append((name: name, value: value)) }
         }
-        if let authorization = hop.authorization {
-            headers.removeAll { $0.name.isHeaderName("Authorization") }
-            headers.append((name: "Authorization", value: authorization.header))
-        }
-        let body: RequestBody? = hop.sendsBody ? try bodyForHop(hop, request: request) : nil
-        let expected: Int64 = body.map { $0.length ?? -1 } ?? 0
-        live.withLock { $0.sent = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: expected) }
         var transportRequest = TransportRequest(
             url: url,
-            method: request.httpMethod ?? "GET",
+            method: urlRequest.httpMethod ?? "GET",
             headers: headers,
-            body: body,
-            timeoutInterval: request.timeoutInterval
+            body: request.body,
+            timeoutInterval: urlRequest.timeoutInterval,
+            cancellation: cancellation
         )
-        if body != nil {
+        if request.body != nil {
             transportRequest.didSendBodyBytes = { [weak self] count in self?.didSend(count) }
         }
-        return transportRequest
-    }
-
-    private func bodyForHop(_ hop: HopState, request: URLRequest) throws -> RequestBody? {
-        guard let body = hop.body else { return nil }
-        guard !hop.isFirst, case .inputStream = body.source, let newBodyStream = configuration.newBodyStream else {
-            return body
+        let response = try await configuration.transport.send(transportRequest)
+        let arrived = Date()
+        state.withLock { state in
+            state.response = response.head
+            state.body = response.body
+            let last = state.metrics.transactions.count - 1
+            state.metrics.transactions[last].response = response.head
+            state.metrics.transactions[last].httpVersion = response.httpVersion
+            state.metrics.transactions[last].connection = response.connection
+            state.metrics.transactions[last].staleConnectionRetries = response.staleConnectionRetries
+            state.metrics.transactions[last].responseStart = arrived
         }
-        return RequestBody(source: .inputStream({
-            guard let stream = newBodyStream(request) else { throw URLError(.requestBodyStreamExhausted) }
-            return stream
-        }), length: body.length)
-    }
-
-    private func didSend(_ count: Int64) {
-        let progress = live.withLock { state in
-            state.sent.bytesThisTime = count
-            state.sent.totalBytes += count
-            return state.sent
-        }
-        configuration.uploadProgress?(progress)
-    }
-
-    private func headKind(of response: HTTPURLResponse, request: URLRequest) -> ExchangeStateMachine.HeadKind {
-        if configuration.followsRedirects, RedirectRule.redirectStatusCodes.contains(response.statusCode) {
-            return .redirect
-        }
-        if response.statusCode == 401, response.value(forHTTPHeaderField: "WWW-Authenticate") != nil {
-            return .challenge
-        }
-        return .final
-    }
-
-    /// The next request of a redirect, or `nil` to deliver the 3xx response.
-    /// - Throws: `URLError(.badURL)` for a `Location` no request can go to (a port out of range, a host
-    ///   with forbidden characters); the 3xx response is ``response`` and the error's
-    ///   ``Exchange/redirectResponseKey``.
-    private func redirect(after response: TransportResponse, from request: URLRequest) async throws -> URLRequest? {
-        guard let proposed = RedirectRule.nextRequest(after: response.head, for: request) else { return nil }
-        var next: URLRequest? = proposed
-        if let handler = configuration.redirectHandler { next = await handler(proposed, response.head) }
-        guard let next, let url = next.url else { return nil }
-        do {
-            _ = try RequestURLCheck.check(url)
-        } catch {
-            response.body.cancel()
-            throw error.urlError(for: url, userInfo: [Self.redirectResponseKey: response.head])
-        }
-        return next
+        return StageResponse(request: urlRequest, transportResponse: response)
     }
 
     /// The user-info key of the 3xx response in the error of a redirect that could not be followed.
@@ -358,154 +262,59 @@ public final class Exchange: Sendable {
     /// A `206` is a part of something only a range request can ask for; to a request without `Range`
     /// it would be taken for the whole body.
     /// - Throws: `URLError(.badServerResponse)`.
-    private func refuseUnaskedPartialContent(_ response: TransportResponse, request: URLRequest) throws {
-        guard response.head.statusCode == 206, request.value(forHTTPHeaderField: "Range") == nil else { return }
+    private func refuseUnaskedPartialContent(_ response: StageResponse) throws {
+        guard response.head.statusCode == 206, response.request.value(forHTTPHeaderField: "Range") == nil else { return }
         response.body.cancel()
         throw URLError(.badServerResponse, userInfo: [
-            NSURLErrorFailingURLErrorKey: request.url as Any,
+            NSURLErrorFailingURLErrorKey: response.request.url as Any,
             NSLocalizedDescriptionKey: "The server answered 206 Partial Content to a request that asked for no range.",
         ])
     }
 
-    private func storeCookies(from response: TransportResponse, for request: URLRequest) {
-        guard let jar = configuration.cookieJar, request.httpShouldHandleCookies, let url = request.url else { return }
-        let values = response.headerFields.filter { $0.name.isHeaderName("Set-Cookie") }.map(\.value)
-        if !values.isEmpty { jar.store(setCookieHeaders: values, for: url) }
-    }
-
-    /// Drops a body that is not the result (a redirect's or a challenge's). After a request without
-    /// a body, the response is read to its end so the connection can be reused (a large one is cut
-    /// off instead). After a request with a body the connection is closed: a server that answers a
-    /// redirect or a challenge often never reads the upload, and the engine would wait for ever to
-    /// finish a request the server has given up on.
-    private func abandon(_ body: ResponseBodyStream) async throws {
-        defer { markResponseEnd() }
-        guard sendProgress.totalBytesExpected == 0 else {
-            body.cancel()
-            return
+    private func didSend(_ count: Int64) {
+        let progress = state.withLock { state in
+            state.sent.bytesThisTime = count
+            state.sent.totalBytes += count
+            return state.sent
         }
-        do {
-            _ = try await body.collect(upTo: 1 << 20)
-        } catch is ResponseBodyTooLargeError {
-            return
-        } catch {
-            if phase == .cancelled { throw cancelledError() }
-        }
-    }
-
-    // MARK: Authentication
-
-    private func authorization(
-        for response: TransportResponse,
-        request: URLRequest,
-        attempts: inout [AuthenticationChallenge.ProtectionSpace: Int]
-    ) async throws -> (header: String, credential: URLCredential, space: AuthenticationChallenge.ProtectionSpace)? {
-        guard let url = request.url, let host = url.host else { return nil }
-        let headers = response.headerFields.filter { $0.name.isHeaderName("WWW-Authenticate") }.map(\.value)
-        let schemes = ChallengeParser.schemes(from: headers)
-        guard let scheme = schemes.first(where: { $0.name == "digest" && DigestHash(name: $0.parameters["algorithm"] ?? "MD5") != nil })
-            ?? schemes.first(where: { $0.name == "basic" })
-        else { return nil }
-
-        let space = AuthenticationChallenge.ProtectionSpace(
-            host: host.lowercased(),
-            port: url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80),
-            scheme: url.scheme?.lowercased() ?? "http",
-            realm: scheme.realm,
-            authenticationMethod: scheme.name
-        )
-        let failures = attempts[space, default: 0]
-        guard machine.withLock({ $0.authenticationRetries }) < configuration.maximumAuthenticationAttempts else { return nil }
-        // The configured credential was given for the request's own origin; another origin reached by a
-        // redirect gets it only through the credential store's entry for its protection space or an
-        // explicit answer of the challenge handler (curl's rule without --location-trusted).
-        let ownCredential = originalRequest.url.map(Origin.init) == Origin(url) ? configuration.credential : nil
-        let challenge = AuthenticationChallenge(
-            scheme: scheme,
-            protectionSpace: space,
-            previousFailureCount: failures,
-            proposedCredential: failures > 0 ? ownCredential : nil,
-            failureResponse: response.head,
-            request: request
-        )
-        let disposition = await configuration.challengeHandler?(challenge) ?? .performDefaultHandling
-        let credential: URLCredential?
-        switch disposition {
-        case .useCredential(let chosen):
-            credential = chosen
-        case .performDefaultHandling:
-            // A credential that failed once is not sent again.
-            credential = failures == 0
-                ? ownCredential ?? configuration.credentialStore?.credential(host: space.host, port: space.port, realm: space.realm)
-                : nil
-        case .continueWithoutCredential:
-            credential = nil
-        case .cancel:
-            cancel()
-            throw cancelledError()
-        }
-        guard let credential, let user = credential.user, let password = credential.password else { return nil }
-        attempts[space] = failures + 1
-
-        let header: String?
-        if scheme.name == "digest" {
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-            components?.scheme = nil
-            components?.host = nil
-            components?.port = nil
-            components?.user = nil
-            components?.password = nil
-            components?.fragment = nil
-            let path = components?.percentEncodedPath ?? "/"
-            let uri = (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?" + $0 } ?? "")
-            header = AuthorizationHeader.digest(
-                scheme: scheme, user: user, password: password,
-                method: (request.httpMethod ?? "GET").uppercased(), uri: uri
-            )
-        } else {
-            header = AuthorizationHeader.basic(user: user, password: password)
-        }
-        return header.map { ($0, credential, space) }
+        configuration.uploadProgress?(progress)
     }
 
     // MARK: Delivering the body
 
-    private func deliver(
-        _ response: TransportResponse,
-        request: URLRequest,
-        hop: HopState,
-        resumption: DownloadResumption?
-    ) async throws -> ExchangeResult {
-        let outcome = resumptionOutcome(of: response.head, activeResumption: resumption)
-        let continuation: ContentRange? = if case .continued = outcome { resumption?.continuation(in: response.head) } else { nil }
+    private func deliver(_ response: StageResponse) async throws -> ExchangeResult {
+        // The range request stood when the final request still carries `Range` (the restart stage drops it).
+        let resumption = configuration.resumption.flatMap {
+            $0.canResume && response.request.value(forHTTPHeaderField: "Range") != nil ? $0 : nil
+        }
+        let head = response.head
+        let outcome = resumptionOutcome(of: head, activeResumption: resumption)
+        let continuation: ContentRange? = if case .continued = outcome { resumption?.continuation(in: head) } else { nil }
         let kept = continuation?.start ?? 0
-        let length = continuation?.length ?? response.head.expectedContentLength
+        let length = continuation?.length ?? head.expectedContentLength
         let (total, overflow) = kept.addingReportingOverflow(length)
         let received = TransferProgress(bytesThisTime: 0, totalBytes: kept, totalBytesExpected: length < 0 || overflow ? -1 : total)
-        live.withLock { $0.received = received }
-        var allowance = BodyAllowance(exactLength: continuation?.length, maximum: configuration.maximumBodySize, kept: kept, url: request.url)
+        state.withLock { $0.received = received }
+        var allowance = BodyAllowance(exactLength: continuation?.length, maximum: configuration.maximumBodySize, kept: kept, url: response.request.url)
         do {
-            try allowance.checkAnnounced(response.head.expectedContentLength)
+            try allowance.checkAnnounced(head.expectedContentLength)
         } catch {
             response.body.cancel()
             throw error
         }
-        rememberWorkingCredential(hop, response: response.head)
-        configuration.didReceiveResponse?(response.head)
+        configuration.didReceiveResponse?(head)
         if let outcome { configuration.didDecideResumption?(outcome, received) }
-        let redirects = machine.withLock { $0.redirectCount }
         func result(data: Data?, body: ResponseBodyStream?) -> ExchangeResult {
             ExchangeResult(
-                request: request, response: response.head, data: data, body: body,
-                bytesReceived: receiveProgress.totalBytes - kept, redirectCount: redirects,
+                request: response.request, response: head, data: data, body: body,
+                bytesReceived: receiveProgress.totalBytes - kept, redirectCount: response.redirectCount,
                 resumption: outcome, metrics: metrics
             )
         }
 
         if outcome == .alreadyComplete {
             response.body.cancel()
-            _ = machine.withLock { $0.bodyFinished() }
-            markResponseEnd()
+            bodyDidEnd(error: nil)
             return result(data: Data(), body: nil)
         }
         guard var writer = try sink(for: outcome, kept: kept).makeWriter() else {
@@ -517,12 +326,11 @@ public final class Exchange: Sendable {
                 if !allowance.isUnlimited { try allowance.admit(chunk.count) }
                 try await writer.write(chunk)
                 didReceive(chunk.count)
-                try await gate.waitWhilePaused()
+                try await waitWhilePaused()
             }
             try allowance.finish()
             let data = try await writer.finish()
-            _ = machine.withLock { $0.bodyFinished() }
-            markResponseEnd()
+            bodyDidEnd(error: nil)
             return result(data: data, body: nil)
         } catch {
             await writer.abandon()
@@ -555,17 +363,8 @@ public final class Exchange: Sendable {
         }
     }
 
-    private func markResponseEnd() {
-        let now = Date()
-        live.withLock { state in
-            guard !state.metrics.transactions.isEmpty else { return }
-            state.metrics.transactions[state.metrics.transactions.count - 1].responseEnd = now
-            state.metrics.end = now
-        }
-    }
-
     fileprivate func didReceive(_ count: Int) {
-        let progress = live.withLock { state in
+        let progress = state.withLock { state in
             state.received.bytesThisTime = Int64(count)
             state.received.totalBytes += Int64(count)
             return state.received
@@ -573,39 +372,62 @@ public final class Exchange: Sendable {
         configuration.downloadProgress?(progress)
     }
 
-    fileprivate func streamDidEnd(error: (any Error)?) {
-        markResponseEnd()
-        if error == nil {
-            _ = machine.withLock { $0.bodyFinished() }
-        } else {
-            _ = machine.withLock { $0.fail() }
+    /// The final body ended (`error == nil`: completely) or failed.
+    fileprivate func bodyDidEnd(error: (any Error)?) {
+        let now = Date()
+        state.withLock { state in
+            if let last = state.metrics.transactions.indices.last { state.metrics.transactions[last].responseEnd = now }
+            state.metrics.end = now
+            _ = error == nil ? state.machine.bodyFinished() : state.machine.fail()
         }
+    }
+
+    /// A `.stream` body ended; for the other sinks the run's end reports it.
+    fileprivate func streamDidEnd(error: (any Error)?) {
+        bodyDidEnd(error: error)
         ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: error)
     }
 
+    /// Returns at once unless paused; then waits for ``resume()`` (or throws `URLError(.cancelled)` on ``cancel()``).
+    /// Not reading is what stops the socket reads (backpressure), so the connection stays open while paused.
     fileprivate func waitWhilePaused() async throws {
-        try await gate.waitWhilePaused()
-    }
-
-    private func rememberWorkingCredential(_ hop: HopState, response: HTTPURLResponse) {
-        guard let answer = hop.authorization, response.statusCode != 401,
-              originalRequest.url != nil, let store = configuration.credentialStore else { return }
-        store.set(answer.credential, host: answer.space.host, port: answer.space.port, realm: answer.space.realm)
+        // Fast path without a continuation: an exchange is almost never paused.
+        let mustWait = try state.withLock { state -> Bool in
+            if state.machine.phase == .cancelled { throw URLError(.cancelled) }
+            return state.machine.isPaused
+        }
+        guard mustWait else { return }
+        try await withCheckedThrowingContinuation { (reader: CheckedContinuation<Void, any Error>) in
+            let immediate = state.withLock { state -> Result<Void, any Error>? in
+                if state.machine.phase == .cancelled { return .failure(URLError(.cancelled)) }
+                guard state.machine.isPaused else { return .success(()) }
+                state.pausedReaders.append(reader)
+                return nil
+            }
+            if let immediate { reader.resume(with: immediate) }
+        }
     }
 
     // MARK: Errors
+
+    /// The error a run ends with: a cancellation (of the exchange, its task, or by a stage) is `URLError(.cancelled)`
+    /// and leaves the exchange `.cancelled`; anything else leaves it `.failed`.
+    private func failed(with error: any Error) -> any Error {
+        let isCancellation = error is CancellationError || (error as? URLError)?.code == .cancelled
+        let phase = state.withLock { state in
+            if !isCancellation { _ = state.machine.fail() }
+            return state.machine.phase
+        }
+        guard isCancellation || phase == .cancelled else { return error }
+        cancel()
+        return cancelledError()
+    }
 
     private func cancelledError() -> URLError {
         URLError(.cancelled, userInfo: [
             NSURLErrorFailingURLErrorKey: currentRequest.url as Any,
             NSLocalizedDescriptionKey: "The request was cancelled.",
         ])
-    }
-
-    private func finalError(_ error: any Error) -> any Error {
-        if phase == .cancelled || error is CancellationError { return cancelledError() }
-        if let urlError = error as? URLError, urlError.code == .cancelled { return cancelledError() }
-        return error
     }
 }
 
@@ -648,6 +470,18 @@ extension ResponseSink {
     var isStream: Bool {
         if case .stream = self { return true }
         return false
+    }
+}
+
+extension Result where Success == ExchangeResult {
+    /// The outcome without its streamed body, for callers after the first.
+    var withoutBody: Self {
+        guard case .success(let result) = self, result.body != nil else { return self }
+        return .success(ExchangeResult(
+            request: result.request, response: result.response, data: result.data, body: nil,
+            bytesReceived: result.bytesReceived, redirectCount: result.redirectCount,
+            resumption: result.resumption, metrics: result.metrics
+        ))
     }
 }
 

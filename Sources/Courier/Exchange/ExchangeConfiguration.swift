@@ -25,6 +25,9 @@ public struct TransferProgress: Sendable, Equatable {
 public struct ExchangeConfiguration: Sendable {
     /// The transport that sends each hop.
     public var transport: any HTTPTransport
+    /// The caller's own stages, outermost first: they see the request before the follow-ups, cookies and transport,
+    /// and the final response after them (see ``ExchangePipeline``). Default none.
+    public var stages: [any ExchangeStage] = []
     /// Where the final response's body goes. Default `.memory`.
     public var sink: ResponseSink = .memory
     /// The request body, when it is not in the `URLRequest` (for example an async sequence).

@@ -134,6 +134,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         let task = client.client.execute(request: engineRequest, delegate: delegate, deadline: nil)
         delegate.attach(task)
+        request.cancellation?.onCancel { delegate.cancel() }
         task.futureResult.whenComplete { _ in fileRegions.requestEnded() }
         watch(delegate, request: request, eventLoop: task.eventLoop)
 

@@ -6,10 +6,11 @@ import FoundationNetworking
 /// One request/response exchange on the wire.
 ///
 /// A transport sends exactly the request it is given: it never follows redirects, never answers
-/// authentication challenges and never stores cookies (the exchange above it does all three, so
-/// its hooks see every hop). It streams bodies both ways with backpressure, reports request body
-/// bytes as the socket accepts them, honours Swift task cancellation at every moment, and surfaces
-/// failures as `URLError` with the failing URL attached.
+/// authentication challenges and never stores cookies (the pipeline's stages above it do all three,
+/// so they see every hop). It streams bodies both ways with backpressure, reports request body
+/// bytes as the socket accepts them, honours Swift task cancellation and
+/// ``TransportRequest/cancellation`` at every moment, and surfaces failures as `URLError` with the
+/// failing URL attached.
 ///
 /// ``AsyncHTTPClientTransport`` is the default implementation.
 public protocol HTTPTransport: Sendable {
@@ -41,6 +42,10 @@ public struct TransportRequest: Sendable {
     /// Called with the number of request body bytes the socket has just accepted.
     /// Called on an engine thread; keep it cheap.
     public var didSendBodyBytes: (@Sendable (Int64) -> Void)?
+    /// Cancels the request from outside the awaiting task: a transport registers with
+    /// ``TransportCancellation/onCancel(_:)`` how to abort the request and fails it with `URLError(.cancelled)` when
+    /// that runs. Default `nil`: only cancelling the awaiting task cancels it.
+    public var cancellation: TransportCancellation?
 
     /// Creates a transport request.
     /// - Parameters:
@@ -50,13 +55,15 @@ public struct TransportRequest: Sendable {
     ///   - body: The body. Default `nil`.
     ///   - timeoutInterval: The idle timeout in seconds. Default 60.
     ///   - didSendBodyBytes: Upload progress callback. Default `nil`.
+    ///   - cancellation: A handle that cancels the request from outside the awaiting task. Default `nil`.
     public init(
         url: URL,
         method: String = "GET",
         headers: [(name: String, value: String)] = [],
         body: RequestBody? = nil,
         timeoutInterval: TimeInterval = 60,
-        didSendBodyBytes: (@Sendable (Int64) -> Void)? = nil
+        didSendBodyBytes: (@Sendable (Int64) -> Void)? = nil,
+        cancellation: TransportCancellation? = nil
     ) {
         self.url = url
         self.method = method
@@ -64,6 +71,7 @@ public struct TransportRequest: Sendable {
         self.body = body
         self.timeoutInterval = timeoutInterval
         self.didSendBodyBytes = didSendBodyBytes
+        self.cancellation = cancellation
     }
 }
 

@@ -6,26 +6,19 @@ struct ExchangeStateMachineTests {
     typealias Machine = ExchangeStateMachine
 
     /// A machine driven into each phase through legal transitions only.
-    static func machine(in phase: Machine.Phase) -> Machine {
-        var machine = Machine(maximumRedirects: 2)
+    static func machine(in phase: ExchangePhase) -> Machine {
+        var machine = Machine()
         switch phase {
         case .idle:
             break
         case .awaitingResponse:
             _ = machine.start()
-        case .followingUp(let reason):
-            _ = machine.start()
-            switch reason {
-            case .redirect: _ = machine.receivedHead(.redirect)
-            case .authentication: _ = machine.receivedHead(.challenge)
-            case .restart: _ = machine.receivedHead(.resumptionMismatch)
-            }
         case .receivingBody:
             _ = machine.start()
-            _ = machine.receivedHead(.final)
+            _ = machine.receivedHead()
         case .completed:
             _ = machine.start()
-            _ = machine.receivedHead(.final)
+            _ = machine.receivedHead()
             _ = machine.bodyFinished()
         case .failed:
             _ = machine.start()
@@ -38,157 +31,90 @@ struct ExchangeStateMachineTests {
         return machine
     }
 
-    static let allPhases: [Machine.Phase] = [
-        .idle, .awaitingResponse, .followingUp(.redirect), .followingUp(.authentication), .followingUp(.restart),
-        .receivingBody, .completed, .failed, .cancelled,
+    static let allPhases: [ExchangePhase] = [.idle, .awaitingResponse, .receivingBody, .completed, .failed, .cancelled]
+
+    enum Event: CaseIterable {
+        case start, receivedHead, bodyFinished, fail, cancel, pause, resume
+
+        func apply(to machine: inout Machine) -> Machine.Action {
+            switch self {
+            case .start: machine.start()
+            case .receivedHead: machine.receivedHead()
+            case .bodyFinished: machine.bodyFinished()
+            case .fail: machine.fail()
+            case .cancel: machine.cancel()
+            case .pause: machine.pause()
+            case .resume: machine.resume()
+            }
+        }
+    }
+
+    /// What each event does in each phase (not paused): the action and the phase after it. Anything not listed
+    /// is ignored: `.none`, phase unchanged.
+    static let expected: [ExchangePhase: [Event: (Machine.Action, ExchangePhase)]] = [
+        .idle: [
+            .start: (.sendRequest, .awaitingResponse), .fail: (.none, .failed), .cancel: (.refuseStart, .cancelled),
+            .pause: (.suspendReading, .idle),
+        ],
+        .awaitingResponse: [
+            .receivedHead: (.deliverBody, .receivingBody), .fail: (.none, .failed),
+            .cancel: (.cancelTransport, .cancelled), .pause: (.suspendReading, .awaitingResponse),
+        ],
+        .receivingBody: [
+            .bodyFinished: (.none, .completed), .fail: (.none, .failed),
+            .cancel: (.cancelTransport, .cancelled), .pause: (.suspendReading, .receivingBody),
+        ],
+        .completed: [:],
+        .failed: [:],
+        .cancelled: [:],
     ]
 
-    @Test func startOnlyFromIdle() {
-        for phase in Self.allPhases {
+    @Test(arguments: allPhases)
+    func everyEventInEveryPhase(phase: ExchangePhase) throws {
+        for event in Event.allCases {
             var machine = Self.machine(in: phase)
-            let action = machine.start()
-            if phase == .idle {
-                #expect(action == .sendRequest)
-                #expect(machine.phase == .awaitingResponse)
-            } else {
-                #expect(action == Machine.Action.none, "start in \(phase)")
-                #expect(machine.phase == phase)
-            }
+            let action = event.apply(to: &machine)
+            let (expectedAction, expectedPhase) = Self.expected[phase]?[event] ?? (.none, phase)
+            #expect(action == expectedAction, "\(event) in \(phase)")
+            #expect(machine.phase == expectedPhase, "\(event) in \(phase)")
         }
     }
 
-    @Test func headKindsFromAwaitingResponse() {
-        var redirect = Self.machine(in: .awaitingResponse)
-        #expect(redirect.receivedHead(.redirect) == .prepareFollowUp(.redirect))
-        #expect(redirect.phase == .followingUp(.redirect))
-
-        var challenge = Self.machine(in: .awaitingResponse)
-        #expect(challenge.receivedHead(.challenge) == .prepareFollowUp(.authentication))
-        #expect(challenge.phase == .followingUp(.authentication))
-
-        var mismatch = Self.machine(in: .awaitingResponse)
-        #expect(mismatch.receivedHead(.resumptionMismatch) == .prepareFollowUp(.restart))
-        #expect(mismatch.follow() == .sendRequest)
-        #expect(mismatch.redirectCount == 0 && mismatch.authenticationRetries == 0)
-
-        var final = Self.machine(in: .awaitingResponse)
-        #expect(final.receivedHead(.final) == .deliverBody)
-        #expect(final.phase == .receivingBody)
-    }
-
-    @Test func headIgnoredOutsideAwaitingResponse() {
-        for phase in Self.allPhases where phase != .awaitingResponse {
-            for kind in [Machine.HeadKind.redirect, .challenge, .resumptionMismatch, .final] {
-                var machine = Self.machine(in: phase)
-                #expect(machine.receivedHead(kind) == Machine.Action.none, "\(kind) in \(phase)")
-                #expect(machine.phase == phase)
-            }
-        }
-    }
-
-    @Test func followingRedirectsCountsAndStopsAtTheLimit() {
-        var machine = Self.machine(in: .followingUp(.redirect))
-        #expect(machine.follow() == .sendRequest)
-        #expect(machine.redirectCount == 1)
-        _ = machine.receivedHead(.redirect)
-        #expect(machine.follow() == .sendRequest)
-        #expect(machine.redirectCount == 2)
-        _ = machine.receivedHead(.redirect)
-        #expect(machine.follow() == .fail(.tooManyRedirects(limit: 2)))
-        #expect(machine.phase == .failed)
-    }
-
-    @Test func authenticationRetriesAreCounted() {
-        var machine = Self.machine(in: .followingUp(.authentication))
-        #expect(machine.follow() == .sendRequest)
-        #expect(machine.authenticationRetries == 1)
-        #expect(machine.redirectCount == 0)
-        #expect(machine.phase == .awaitingResponse)
-    }
-
-    @Test func declineDeliversTheResponseItself() {
-        for reason in [Machine.FollowUp.redirect, .authentication, .restart] {
-            var machine = Self.machine(in: .followingUp(reason))
-            #expect(machine.decline() == .deliverBody)
-            #expect(machine.phase == .receivingBody)
-        }
-        for phase in Self.allPhases where !{ if case .followingUp = phase { true } else { false } }() {
-            var machine = Self.machine(in: phase)
-            #expect(machine.decline() == Machine.Action.none)
-            #expect(machine.follow() == Machine.Action.none)
-            #expect(machine.phase == phase)
-        }
-    }
-
-    @Test func bodyFinishesOnlyWhileReceiving() {
-        for phase in Self.allPhases {
-            var machine = Self.machine(in: phase)
-            _ = machine.bodyFinished()
-            #expect(machine.phase == (phase == .receivingBody ? .completed : phase))
-        }
-    }
-
-    @Test func cancelInEveryPhase() {
-        for phase in Self.allPhases {
-            var machine = Self.machine(in: phase)
-            let action = machine.cancel()
-            if phase.isTerminal {
-                #expect(action == Machine.Action.none)
-                #expect(machine.phase == phase, "terminal \(phase) stays")
-            } else {
-                #expect(machine.phase == .cancelled)
-                #expect(action == (phase == .idle ? Machine.Action.none : .cancelTransport), "cancel in \(phase)")
-            }
-        }
-    }
-
-    @Test func failInEveryPhase() {
-        for phase in Self.allPhases {
-            var machine = Self.machine(in: phase)
-            _ = machine.fail()
-            #expect(machine.phase == (phase.isTerminal ? phase : .failed))
-        }
-    }
-
-    @Test func pauseAndResumeInEveryPhase() {
-        for phase in Self.allPhases {
-            var machine = Self.machine(in: phase)
-            let pause = machine.pause()
-            if phase.isTerminal {
-                #expect(pause == Machine.Action.none)
-                #expect(!machine.isPaused)
-                #expect(machine.resume() == Machine.Action.none)
-                continue
-            }
-            #expect(machine.isPaused)
-            #expect(pause == (phase == .idle ? Machine.Action.none : .suspendReading))
-            #expect(machine.pause() == Machine.Action.none, "a second pause does nothing")
-            #expect(machine.phase == phase, "pausing keeps the phase")
-            let resume = machine.resume()
+    @Test(arguments: allPhases)
+    func pauseAndResumeWhileRunning(phase: ExchangePhase) {
+        var machine = Self.machine(in: phase)
+        let pause = machine.pause()
+        if phase.isTerminal {
+            #expect(pause == .none)
             #expect(!machine.isPaused)
-            #expect(resume == (phase == .idle ? Machine.Action.none : .resumeReading))
-            #expect(machine.resume() == Machine.Action.none, "a second resume does nothing")
+            return
         }
-    }
-
-    @Test func cancelWhilePausedClearsThePause() {
-        for phase in Self.allPhases where !phase.isTerminal {
-            var machine = Self.machine(in: phase)
-            _ = machine.pause()
-            _ = machine.cancel()
-            #expect(machine.phase == .cancelled)
-            #expect(!machine.isPaused)
-            #expect(machine.resume() == Machine.Action.none)
-        }
-    }
-
-    @Test func pausedMachineStillAdvances() {
-        var machine = Self.machine(in: .awaitingResponse)
-        _ = machine.pause()
-        #expect(machine.receivedHead(.final) == .deliverBody)
+        #expect(pause == .suspendReading)
         #expect(machine.isPaused)
-        _ = machine.bodyFinished()
-        #expect(machine.phase == .completed)
+        #expect(machine.pause() == .none, "a second pause changes nothing")
+        #expect(machine.phase == phase, "pausing is orthogonal to the phase")
+        #expect(machine.resume() == .resumeReading)
         #expect(!machine.isPaused)
+        #expect(machine.resume() == .none, "a second resume changes nothing")
+    }
+
+    @Test func endingClearsThePause() {
+        for end in [Event.bodyFinished, .fail, .cancel] {
+            var machine = Self.machine(in: .receivingBody)
+            _ = machine.pause()
+            _ = end.apply(to: &machine)
+            #expect(machine.phase.isTerminal, "\(end)")
+            #expect(!machine.isPaused, "\(end) leaves no pause behind")
+            #expect(machine.resume() == .none, "\(end)")
+        }
+    }
+
+    @Test func pauseBeforeStartHoldsTheFirstChunk() {
+        var machine = Machine()
+        #expect(machine.pause() == .suspendReading)
+        #expect(machine.start() == .sendRequest)
+        #expect(machine.isPaused, "still paused after the start")
+        #expect(machine.receivedHead() == .deliverBody)
+        #expect(machine.isPaused)
     }
 }

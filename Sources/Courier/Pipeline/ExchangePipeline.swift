@@ -1,0 +1,65 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The chain of stages one exchange runs its request through, in a fixed order (OkHttp's interceptor chain):
+///
+/// 1. the caller's stages (``ExchangeConfiguration/stages``), in the order given: they see the request first and
+///    the final response last;
+/// 2. the follow-ups, each of which may send another request for the response it gets:
+///    ``ResumptionRestartStage`` (a resumed download, once for the whole chain), ``RedirectStage``, then
+///    ``AuthenticationStage`` (once per hop, so a challenge after a redirect is answered for the new hop);
+/// 3. the bridge: ``CookieStage``, once per request on the wire;
+/// 4. the transport, which sends exactly what reaches it.
+///
+/// A stage added later (content decoding, a cache, retries) takes its place in this list without touching the others.
+public struct ExchangePipeline: Sendable {
+    /// The stages in order, outermost first.
+    public let stages: [any ExchangeStage]
+    private let transport: @Sendable (StageRequest) async throws -> StageResponse
+
+    /// Creates a pipeline.
+    /// - Parameters:
+    ///   - stages: The stages, outermost first.
+    ///   - transport: Sends what reaches the end of the chain.
+    public init(stages: [any ExchangeStage], transport: @escaping @Sendable (StageRequest) async throws -> StageResponse) {
+        self.stages = stages
+        self.transport = transport
+    }
+
+    /// The standard stages for `configuration`, in the documented order.
+    public static func standardStages(for configuration: ExchangeConfiguration) -> [any ExchangeStage] {
+        var stages = configuration.stages
+        if let resumption = configuration.resumption, resumption.canResume {
+            stages.append(ResumptionRestartStage(resumption: resumption))
+        }
+        if configuration.followsRedirects {
+            stages.append(RedirectStage(
+                maximumRedirects: configuration.maximumRedirects,
+                handler: configuration.redirectHandler,
+                newBodyStream: configuration.newBodyStream
+            ))
+        }
+        stages.append(AuthenticationStage(configuration: configuration))
+        if let jar = configuration.cookieJar { stages.append(CookieStage(jar: jar)) }
+        return stages
+    }
+
+    /// Runs `request` through every stage and the transport.
+    public func send(_ request: StageRequest) async throws -> StageResponse {
+        try await Next(pipeline: self, index: 0)(request)
+    }
+
+    /// The part of a pipeline after one stage; call it to pass the request on.
+    public struct Next: Sendable {
+        let pipeline: ExchangePipeline
+        let index: Int
+
+        /// Sends `request` through the remaining stages and the transport.
+        public func callAsFunction(_ request: StageRequest) async throws -> StageResponse {
+            guard index < pipeline.stages.count else { return try await pipeline.transport(request) }
+            return try await pipeline.stages[index].respond(to: request, next: Next(pipeline: pipeline, index: index + 1))
+        }
+    }
+}
