@@ -4,12 +4,12 @@ import FoundationNetworking
 #endif
 
 extension SessionTask {
-    /// Waits for the task to complete, resuming it first if it was never resumed; throws the
+    /// Waits for the task to complete, running it in the calling task if it was never resumed; throws the
     /// task's error. Cancelling the calling Swift task cancels this task.
     func completion() async throws {
-        if state == .suspended, !hasStarted { resume() }
         await withTaskCancellationHandler {
-            await waitUntilCompleted()
+            // A task nobody resumed runs here, in the caller's task; one already running is waited for.
+            if await !runInCallingTask() { await waitUntilCompleted() }
         } onCancel: {
             cancel()
         }

@@ -79,8 +79,6 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Why the task failed, once it completed; `nil` on success. Cancellation is
     /// `URLError(.cancelled)`.
     public var error: (any Error)? { shared.withLock { $0.error } }
-    /// Whether the task was ever resumed.
-    var hasStarted: Bool { shared.withLock { $0.lifecycle.started } }
     /// Where the task is in its life.
     public var state: SessionTaskState { shared.withLock { $0.lifecycle.state } }
     /// Request body bytes sent.
@@ -125,20 +123,36 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Starts the task, or reads again after ``suspend()``. Does nothing when running or finished.
     public func resume() {
-        let action = shared.withLock { state -> SessionTaskLifecycle.Action in
-            let action = state.lifecycle.resume()
-            if action == .start { state.resumedAt = Date() }
-            return action
-        }
-        switch action {
+        switch lifecycleResume() {
         case .start:
-            start()
+            // The one task of a fire-and-forget resume: it runs the exchange and completes the task.
+            let runner = Task { [self] in await execute() }
+            shared.withLock { $0.runner = runner }
         case .unpause:
             shared.withLock { $0.exchange }?.resume()
         default:
             return
         }
         manager.post(.courierTaskDidResume, task: self, userInfo: [:])
+    }
+
+    /// Resumes a task that was never resumed and runs it in the calling task (so its task-local values reach the
+    /// pipeline's stages); returns when the task has completed. Returns `false` at once, doing nothing, for a task
+    /// that was resumed before.
+    func runInCallingTask() async -> Bool {
+        guard lifecycleResume(onlyTheFirstTime: true) == .start else { return false }
+        manager.post(.courierTaskDidResume, task: self, userInfo: [:])
+        await execute()
+        return true
+    }
+
+    private func lifecycleResume(onlyTheFirstTime: Bool = false) -> SessionTaskLifecycle.Action {
+        shared.withLock { state in
+            if onlyTheFirstTime, state.lifecycle.started { return .none }
+            let action = state.lifecycle.resume()
+            if action == .start { state.resumedAt = Date() }
+            return action
+        }
     }
 
     /// Stops reading the response; the connection stays open, and the server waits (TCP
@@ -245,15 +259,13 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         manager.forget(self)
     }
 
-    private func start() {
+    /// Runs the task from its first request to its completion, in the calling task.
+    private func execute() async {
         if shared.withLock({ $0.rejected }) {
-            let runner = Task { [self] in
-                await finish(response: nil, error: URLError(.cancelled, userInfo: [
-                    NSURLErrorFailingURLErrorKey: originalRequest?.url as Any,
-                    NSLocalizedDescriptionKey: "The session was invalidated before the task was created.",
-                ]))
-            }
-            shared.withLock { $0.runner = runner }
+            await finish(response: nil, error: URLError(.cancelled, userInfo: [
+                NSURLErrorFailingURLErrorKey: originalRequest?.url as Any,
+                NSLocalizedDescriptionKey: "The session was invalidated before the task was created.",
+            ]))
             return
         }
         var configuration = manager.exchangeConfiguration(for: self)
@@ -269,17 +281,12 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             exchange.cancel()
         }
         deadline.resume()
-        let runner = Task { [self] in
-            await run(exchange)
-            deadline.cancel()
-        }
-        shared.withLock { state in
-            state.exchange = exchange
-            state.runner = runner
-        }
-        // A suspend() between resume() and here found no exchange to pause.
+        shared.withLock { $0.exchange = exchange }
+        // A suspend() or cancel() between resume() and here found no exchange to pause or cancel.
         if state == .suspended { exchange.pause() }
         if state == .canceling { exchange.cancel() }
+        await run(exchange)
+        deadline.cancel()
     }
 
     /// Records the response head.
