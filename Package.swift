@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     products: [
         .library(name: "Courier", targets: ["Courier"]),
+        .library(name: "CourierTesting", targets: ["CourierTesting"]),
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         .executable(name: "courier", targets: ["courier"]),
     ],
@@ -40,6 +41,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // StubTransport: users test their own code that uses Courier without a server.
+        .target(
+            name: "CourierTesting",
+            dependencies: ["Courier"]
         ),
         .target(
             name: "CourierTestServer",
@@ -77,6 +83,7 @@ let package = Package(
             name: "CourierTests",
             dependencies: [
                 "Courier",
+                "CourierTesting",
                 "CourierTestServer",
                 // The CLI's pure parts (progress formatting, batch files) are unit-tested; this also builds
                 // the `courier` binary that the end-to-end tests run.
