@@ -25,6 +25,10 @@ public struct SessionConfiguration: Sendable {
     /// becomes a download keeps its limit. Default `nil`: no
     /// limit, as in URLSession — any server can then make a task hold as much as it sends. Courier's addition.
     public var maximumResponseDataSize: Int64?
+    /// Stages of your own at the head of every task's pipeline, outermost first: they see each request before
+    /// Courier's redirects, authentication, cookies and transport, and the final response after them (see
+    /// ``ExchangePipeline``). They run in the task that awaits the request. Default: none. Courier's addition.
+    public var stages: [any ExchangeStage] = []
     /// Headers added to every request that does not set them itself. Default: empty.
     public var httpAdditionalHeaders: [String: String] = [:]
     /// The most HTTP/1.1 connections to one host. Default 8. Used when the session makes its own

@@ -209,6 +209,7 @@ open class URLSessionManager: @unchecked Sendable {
     /// The session's transport, cookies and credentials, without any block.
     func baseExchangeConfiguration() -> ExchangeConfiguration {
         var exchange = ExchangeConfiguration(transport: transport)
+        exchange.stages = configuration.stages
         exchange.cookieJar = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
         exchange.credentialStore = configuration.urlCredentialStorage
         return exchange
