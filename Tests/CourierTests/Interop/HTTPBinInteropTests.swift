@@ -6,10 +6,10 @@ import FoundationNetworking
 #endif
 
 /// The exchange against httpbin (from PyPI, under gunicorn), a server nobody here wrote.
-/// `.ci/run` starts it with `scripts/httpbin-test-server start` and exports `COURIER_HTTPBIN_URL`.
+/// The suite starts it with `scripts/httpbin-test-server start` (see ``ExternalServer``).
 @Suite(
     "Interop: httpbin under gunicorn",
-    .enabled(if: HTTPBinServer.base != nil, "set COURIER_HTTPBIN_URL (scripts/httpbin-test-server start)")
+    .enabled(ExternalServers.httpbin.skipMessage) { await HTTPBinServer.isRunning() }
 )
 struct HTTPBinInteropTests {
     let base: URL
@@ -133,9 +133,16 @@ struct HTTPBinInteropTests {
     }
 }
 
-/// Where httpbin runs, from `COURIER_HTTPBIN_URL`; `nil` when unset or not a URL with a host.
+/// Where httpbin runs, from `COURIER_HTTPBIN_URL` (see ``ExternalServer``); `nil` when unset or not a URL with a host.
 enum HTTPBinServer {
-    static let base: URL? = ProcessInfo.processInfo.environment["COURIER_HTTPBIN_URL"]
-        .flatMap { URL(string: $0) }
-        .flatMap { $0.host == nil ? nil : $0 }
+    static var base: URL? {
+        ExternalServers.httpbin.variables["COURIER_HTTPBIN_URL"]
+            .flatMap { URL(string: $0) }
+            .flatMap { $0.host == nil ? nil : $0 }
+    }
+
+    /// Starts httpbin if needed; whether it runs.
+    static func isRunning() async -> Bool {
+        await ExternalServers.httpbin.isRunning() && base != nil
+    }
 }

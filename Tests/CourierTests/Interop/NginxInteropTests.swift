@@ -18,7 +18,7 @@ import FoundationNetworking
 /// both); a cancelled transfer is logged with status 200 and the bytes nginx had sent.
 @Suite(
     "Interop: nginx (TLS, HTTP/2, static files)",
-    .enabled(if: NginxInterop.isConfigured, NginxInterop.skipMessage),
+    .enabled(NginxServer.skipMessage) { await NginxInterop.isRunning() },
     .serialized,
     .timeLimit(.minutes(2))
 )
@@ -218,12 +218,13 @@ struct NginxInteropTests {
 /// The nginx of `scripts/nginx-test-server` as the interop tests use it: its files, its access log,
 /// a policy trusting its CA, and helpers shared by the tests above.
 enum NginxInterop {
-    static let environment = ProcessInfo.processInfo.environment
-    static let root = environment["COURIER_NGINX_ROOT"].map { URL(fileURLWithPath: $0) }
-    static let accessLogPath = environment["COURIER_NGINX_ACCESS_LOG"]
-    static let isConfigured = NginxServer.isConfigured && root != nil && accessLogPath != nil
-    static let skipMessage: Comment =
-        "nginx is not running: set COURIER_NGINX_URL, _CA, _LEAF, _ROOT and _ACCESS_LOG (eval \"$(scripts/nginx-test-server start)\"; .ci/run does)"
+    static var root: URL? { NginxServer.environment["COURIER_NGINX_ROOT"].map { URL(fileURLWithPath: $0) } }
+    static var accessLogPath: String? { NginxServer.environment["COURIER_NGINX_ACCESS_LOG"] }
+
+    /// Starts nginx if needed; whether it runs with its files and access log.
+    static func isRunning() async -> Bool {
+        await NginxServer.isRunning() && root != nil && accessLogPath != nil
+    }
 
     /// One policy instance trusting nginx's CA, so operations share one connection pool.
     private static let sharedPolicy = Result { () throws -> SecurityPolicy in

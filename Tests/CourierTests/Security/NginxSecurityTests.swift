@@ -6,15 +6,19 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// The nginx started by `scripts/nginx-test-server` (TLS and HTTP/2), described by its environment variables.
+/// The nginx of `scripts/nginx-test-server` (TLS and HTTP/2), described by the variables it exports; started by the
+/// suites' condition (see ``ExternalServer``).
 enum NginxServer {
-    static let environment = ProcessInfo.processInfo.environment
-    static let url = environment["COURIER_NGINX_URL"].flatMap { URL(string: $0) }
-    static let certificateAuthorityPath = environment["COURIER_NGINX_CA"]
-    static let leafPath = environment["COURIER_NGINX_LEAF"]
-    static let isConfigured = url != nil && certificateAuthorityPath != nil && leafPath != nil
-    static let skipMessage: Comment =
-        "nginx is not running: set COURIER_NGINX_URL, COURIER_NGINX_CA and COURIER_NGINX_LEAF (eval \"$(scripts/nginx-test-server start)\"; .ci/run does)"
+    static var environment: [String: String] { ExternalServers.nginx.variables }
+    static var url: URL? { environment["COURIER_NGINX_URL"].flatMap { URL(string: $0) } }
+    static var certificateAuthorityPath: String? { environment["COURIER_NGINX_CA"] }
+    static var leafPath: String? { environment["COURIER_NGINX_LEAF"] }
+    static let skipMessage = ExternalServers.nginx.skipMessage
+
+    /// Starts nginx if needed; whether it runs with everything the suites need.
+    static func isRunning() async -> Bool {
+        await ExternalServers.nginx.isRunning() && url != nil && certificateAuthorityPath != nil && leafPath != nil
+    }
 
     /// The DER certificates of the PEM file at `path`.
     static func certificates(at path: String?) throws -> Set<Data> {
@@ -27,7 +31,7 @@ enum NginxServer {
 }
 
 /// The security policy against a server nobody here wrote: nginx with TLS and HTTP/2.
-@Suite("Security policy against nginx", .enabled(if: NginxServer.isConfigured, NginxServer.skipMessage))
+@Suite("Security policy against nginx", .enabled(NginxServer.skipMessage) { await NginxServer.isRunning() })
 struct NginxSecurityTests {
     @Test func defaultPolicyWithTheNginxCATrustedOverHTTP2() async throws {
         let policy = SecurityPolicy.default
