@@ -13,7 +13,7 @@ public enum OperationTransport {
     /// The transport for operations using ``defaultSecurityPolicy``.
     public static var shared: any HTTPTransport { transport(for: defaultSecurityPolicy) }
 
-    private static let pools = Mutex<[ObjectIdentifier: AsyncHTTPClientTransport]>([:])
+    private static let pools = Mutex<[ObjectIdentifier: any HTTPTransport]>([:])
 
     /// The shared transport enforcing `policy`, created on first use and kept for the life of the
     /// process (policies are compared by identity, so reuse a policy instance across operations).
@@ -21,9 +21,9 @@ public enum OperationTransport {
         pools.withLock { pools in
             let key = ObjectIdentifier(policy)
             if let existing = pools[key] { return existing }
-            var configuration = AsyncHTTPClientTransport.Configuration()
-            configuration.securityPolicy = policy
-            let transport = AsyncHTTPClientTransport(configuration: configuration)
+            var settings = DefaultTransport.Settings()
+            settings.securityPolicy = policy
+            let transport = DefaultTransport.make(settings)
             pools[key] = transport
             return transport
         }

@@ -9,7 +9,7 @@ import FoundationNetworking
 /// affect it.
 public struct SessionConfiguration: Sendable {
     /// Which HTTP versions a session's connections may use.
-    public typealias HTTPVersionPolicy = AsyncHTTPClientTransport.HTTPVersionPolicy
+    public typealias HTTPVersionPolicy = Courier.HTTPVersionPolicy
 
     /// The idle timeout of each request: how long a request may go without a byte moving before it
     /// fails with `URLError(.timedOut)`, counted from the moment it is on a connection (waiting for one
@@ -65,7 +65,7 @@ public struct SessionConfiguration: Sendable {
     /// ``securityPolicy`` for those hosts. Default: empty. Ignored when ``transport`` is set.
     public var securityPolicies: [String: SecurityPolicy] = [:]
     /// The transport every task of the session uses. Default `nil`: the session makes one
-    /// `AsyncHTTPClientTransport` of its own from the settings above and shuts it down when the
+    /// default transport (``AsyncHTTPClientTransport``) of its own from the settings above and shuts it down when the
     /// session is invalidated. A transport given here is shared and never shut down by the session.
     public var transport: (any HTTPTransport)?
 
@@ -90,8 +90,8 @@ public struct SessionConfiguration: Sendable {
     }
 
     /// The settings of the transport a session makes for itself.
-    var transportConfiguration: AsyncHTTPClientTransport.Configuration {
-        var settings = AsyncHTTPClientTransport.Configuration()
+    var transportSettings: DefaultTransport.Settings {
+        var settings = DefaultTransport.Settings()
         settings.maximumConnectionsPerHost = httpMaximumConnectionsPerHost
         settings.httpVersion = httpVersion
         settings.connectTimeout = connectTimeout

@@ -61,7 +61,7 @@ open class URLSessionManager: @unchecked Sendable {
             self.transport = transport
             ownsTransport = false
         } else {
-            transport = AsyncHTTPClientTransport(configuration: configuration.transportConfiguration)
+            transport = DefaultTransport.make(configuration.transportSettings)
             ownsTransport = true
         }
         delegateQueue = DispatchQueue(label: "Courier.URLSessionManager.delegate")
@@ -180,7 +180,7 @@ open class URLSessionManager: @unchecked Sendable {
         }
         guard deliver else { return }
         let block = blocks.withLock { $0.sessionDidBecomeInvalid }
-        let transport = ownsTransport ? self.transport as? AsyncHTTPClientTransport : nil
+        let transport = ownsTransport ? self.transport : nil
         delegateQueue.async { [self] in
             block?(self, nil)
             if let transport {

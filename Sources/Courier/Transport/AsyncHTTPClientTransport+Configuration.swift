@@ -5,12 +5,7 @@ import NIOSSL
 
 extension AsyncHTTPClientTransport {
     /// Which HTTP versions the transport may use.
-    public enum HTTPVersionPolicy: Sendable {
-        /// HTTP/2 when the server offers it over TLS (ALPN), HTTP/1.1 otherwise.
-        case automatic
-        /// HTTP/1.1 only.
-        case http1Only
-    }
+    public typealias HTTPVersionPolicy = Courier.HTTPVersionPolicy
 
     /// Settings of an ``AsyncHTTPClientTransport``.
     public struct Configuration: Sendable {
