@@ -4,17 +4,6 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// A serialized response body on its way to one reader.
-///
-/// `@unchecked Sendable`, soundly: an operation stores one only when its serializer returns shareable
-/// objects (``URLResponseSerialization/returnsShareableObjects``: immutable values). A mutable object
-/// (an `XMLParser`, an `XMLDocument`, mutable containers, a decoded class) is made afresh for each reader
-/// and handed over once, never kept or shared.
-struct SerializedResponse: @unchecked Sendable {
-    let object: Any?
-    let error: (any Error)?
-}
-
 /// An operation for an HTTP or HTTPS request: AFNetworking's `AFHTTPRequestOperation`.
 ///
 /// It validates and decodes the response with ``responseSerializer``, and pauses the way HTTP
@@ -95,11 +84,7 @@ open class HTTPRequestOperation: URLConnectionOperation, @unchecked Sendable {
         if transferError != nil, response == nil || isCancelled {
             result = SerializedResponse(object: nil, error: nil)
         } else {
-            do {
-                result = SerializedResponse(object: try serializer.responseObject(for: response, data: data), error: nil)
-            } catch {
-                result = SerializedResponse(object: nil, error: error)
-            }
+            result = SerializedResponse(serializer: serializer, response: response, data: data)
         }
         let shareable = result.object == nil || serializer.returnsShareableObjects
         return serialization.withLock { state in

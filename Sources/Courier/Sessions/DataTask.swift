@@ -16,6 +16,9 @@ public class DataTask: SessionTask, @unchecked Sendable {
 
     private let body = Mutex(Data())
     private let completionHandler: TaskCompletion?
+    /// The body serialized by the manager's serializer, once, in the task's own task (never on the completion
+    /// queue): the completion handler and the notification take it; the async verbs share it when it is shareable.
+    private let serialization = Mutex<(result: SerializedResponse, shareable: Bool)?>(nil)
 
     init(
         identifier: Int, request: URLRequest, manager: URLSessionManager, completionHandler: TaskCompletion?,
@@ -69,8 +72,37 @@ public class DataTask: SessionTask, @unchecked Sendable {
             await finish(response: result.response, error: error)
             return
         }
+        serialize(result.response)
         await manager.dataTaskWillCacheResponse(self, response: result.response, data: responseData)
         await finish(response: result.response, error: nil)
+    }
+
+    private func serialize(_ response: HTTPURLResponse) {
+        let serializer = manager.responseSerializer
+        let result = SerializedResponse(serializer: serializer, response: response, data: responseData)
+        let shareable = result.object == nil || serializer.returnsShareableObjects
+        serialization.withLock { $0 = (result, shareable) }
+    }
+
+    /// The body as `serializer` makes it, for an async verb after completion: the task's own result when it came
+    /// from the same serializer and can be shared, else made now.
+    func serializedObject(with serializer: any URLResponseSerialization, response: HTTPURLResponse) throws -> Any? {
+        if (serializer as AnyObject) === (manager.responseSerializer as AnyObject),
+           let kept = serialization.withLock({ $0?.shareable == true ? $0?.result : nil }) {
+            if let error = kept.error { throw error }
+            return kept.object
+        }
+        return try serializer.responseObject(for: response, data: responseData)
+    }
+
+    /// The serialized body for the completion handler and the notification: taken, unless it may be shared.
+    private func takeSerialized(response: URLResponse?, data: Data) -> SerializedResponse {
+        let kept = serialization.withLock { state -> SerializedResponse? in
+            guard let current = state else { return nil }
+            if !current.shareable { state = nil }
+            return current.result
+        }
+        return kept ?? SerializedResponse(serializer: manager.responseSerializer, response: response, data: data)
     }
 
     /// Hands the rest of the body to a new download task, as URLSession's `.becomeDownload`.
@@ -87,18 +119,11 @@ public class DataTask: SessionTask, @unchecked Sendable {
     override func deliverCompletion(error: (any Error)?) {
         let data = responseData
         let response = self.response
-        let serializer = manager.responseSerializer
+        let serialized = error == nil ? takeSerialized(response: response, data: data) : nil
         let handler = completionHandler
         manager.completionContext.deliver { [self] in
-            var object: Any?
-            var finalError = error
-            if error == nil {
-                do {
-                    object = try serializer.responseObject(for: response, data: data)
-                } catch {
-                    finalError = error
-                }
-            }
+            let object = serialized?.object
+            let finalError = error ?? serialized?.error
             handler?(self, response, object, finalError)
             var userInfo: [String: Any] = [SessionNotificationKey.responseData: data]
             if let object { userInfo[SessionNotificationKey.serializedResponse] = object }

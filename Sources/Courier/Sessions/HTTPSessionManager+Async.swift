@@ -112,9 +112,10 @@ extension HTTPSessionManager {
         return (try DecodableResponseSerializer<Value>(decoder: decoder).decodedObject(for: response, data: data), response)
     }
 
+    /// The task's body as the serializer makes it: the object the task already made (in the task, off the
+    /// completion queue) when it can be shared.
     private func serialized(_ task: DataTask, with serializer: any URLResponseSerialization) async throws -> (Any?, HTTPURLResponse) {
-        let data = try await task.value
         let response = try await task.completedResponse
-        return (try serializer.responseObject(for: response, data: data), response)
+        return (try task.serializedObject(with: serializer, response: response), response)
     }
 }
