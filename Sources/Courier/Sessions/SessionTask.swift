@@ -272,21 +272,17 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         configure(&configuration)
         let request = manager.configuration.prepared(originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/")))
         let exchange = Exchange(request: request, configuration: configuration)
-        // The resource timeout: a dispatch timer, cancelled without waking anything (a sleeping
-        // Task would be woken on cancellation, one more thread hop on every request).
-        let deadline = DispatchSource.makeTimerSource(queue: .global())
-        deadline.schedule(deadline: .now() + manager.configuration.timeoutIntervalForResource)
-        deadline.setEventHandler { [weak self] in
+        // The resource timeout, kept with the session's other deadlines by one timer.
+        manager.resourceDeadlines.add(self, deadline: .now() + manager.configuration.timeoutIntervalForResource) { [weak self] in
             self?.shared.withLock { $0.timedOut = true }
             exchange.cancel()
         }
-        deadline.resume()
         shared.withLock { $0.exchange = exchange }
         // A suspend() or cancel() between resume() and here found no exchange to pause or cancel.
         if state == .suspended { exchange.pause() }
         if state == .canceling { exchange.cancel() }
         await run(exchange)
-        deadline.cancel()
+        manager.resourceDeadlines.remove(self)
     }
 
     /// Records the response head.

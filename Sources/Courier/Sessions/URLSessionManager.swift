@@ -27,6 +27,8 @@ open class URLSessionManager: @unchecked Sendable {
     /// The transport every task uses: ``SessionConfiguration/transport``, or the session's own
     /// `AsyncHTTPClientTransport`.
     public let transport: any HTTPTransport
+    /// The resource timeouts of the running tasks, kept by one timer.
+    let resourceDeadlines = ResourceDeadlines()
     /// The serial queue the delegate blocks run on.
     public let delegateQueue: DispatchQueue
     /// An operation queue on ``delegateQueue`` (one operation at a time), for callers that expect

@@ -1,0 +1,26 @@
+import Dispatch
+import Synchronization
+import Testing
+@testable import Courier
+
+@Suite("Sessions: resource deadlines share one timer")
+struct ResourceDeadlinesTests {
+    final class Owner {}
+
+    @Test func eachDeadlineExpiresInOrderAndARemovedOneNever() async throws {
+        let deadlines = ResourceDeadlines()
+        let expired = Mutex<[String]>([])
+        let late = Owner(), early = Owner(), removed = Owner()
+        deadlines.add(late, deadline: .now() + .milliseconds(300)) { expired.withLock { $0.append("late") } }
+        // Earlier than the armed deadline: the timer is re-armed for it.
+        deadlines.add(early, deadline: .now() + .milliseconds(100)) { expired.withLock { $0.append("early") } }
+        deadlines.add(removed, deadline: .now() + .milliseconds(150)) { expired.withLock { $0.append("removed") } }
+        deadlines.remove(removed)
+
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(expired.withLock { $0 } == ["early"])
+        try await Task.sleep(for: .milliseconds(250))
+        #expect(expired.withLock { $0 } == ["early", "late"])
+        withExtendedLifetime((late, early, removed)) {}
+    }
+}
