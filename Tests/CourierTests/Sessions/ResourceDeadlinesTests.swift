@@ -11,15 +11,20 @@ struct ResourceDeadlinesTests {
         let deadlines = ResourceDeadlines()
         let expired = Mutex<[String]>([])
         let late = Owner(), early = Owner(), removed = Owner()
-        deadlines.add(late, deadline: .now() + .milliseconds(300)) { expired.withLock { $0.append("late") } }
+        deadlines.add(late, deadline: .now() + .milliseconds(800)) { expired.withLock { $0.append("late") } }
         // Earlier than the armed deadline: the timer is re-armed for it.
-        deadlines.add(early, deadline: .now() + .milliseconds(100)) { expired.withLock { $0.append("early") } }
-        deadlines.add(removed, deadline: .now() + .milliseconds(150)) { expired.withLock { $0.append("removed") } }
+        deadlines.add(early, deadline: .now() + .milliseconds(50)) { expired.withLock { $0.append("early") } }
+        deadlines.add(removed, deadline: .now() + .milliseconds(100)) { expired.withLock { $0.append("removed") } }
         deadlines.remove(removed)
 
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(expired.withLock { $0 } == ["early"])
-        try await Task.sleep(for: .milliseconds(250))
+        func waitFor(_ name: String) async throws {
+            let giveUp = ContinuousClock.now + .seconds(10)
+            while !expired.withLock({ $0.contains(name) }), ContinuousClock.now < giveUp {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        try await waitFor("early")
+        try await waitFor("late")
         #expect(expired.withLock { $0 } == ["early", "late"])
         withExtendedLifetime((late, early, removed)) {}
     }
