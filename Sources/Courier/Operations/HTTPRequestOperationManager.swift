@@ -28,6 +28,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         var completionQueue: DispatchQueue?
         var completionGroup: DispatchGroup?
         var transport: (any HTTPTransport)?
+        var stages: [any ExchangeStage] = []
     }
 
     private let settings: Mutex<Settings>
@@ -110,6 +111,13 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         set { settings.withLock { $0.transport = newValue } }
     }
 
+    /// Given to every operation: stages of your own at the head of its pipeline (see
+    /// ``URLConnectionOperation/stages``). Default: none. Courier's addition.
+    public var stages: [any ExchangeStage] {
+        get { settings.withLock { $0.stages } }
+        set { settings.withLock { $0.stages = newValue } }
+    }
+
     /// An operation for `request` configured with the manager's serializer, policy, credentials
     /// and completion queue and group, with `success` and `failure` as its completion. Not
     /// enqueued.
@@ -127,6 +135,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         operation.completionQueue = current.completionQueue
         operation.completionGroup = current.completionGroup
         operation.transport = current.transport
+        operation.stages = current.stages
         operation.setCompletionBlockWithSuccess(success, failure: failure)
         return operation
     }

@@ -45,6 +45,7 @@ struct OperationStorage: Sendable {
     var shouldUseCredentialStorage = true
     var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
     var transport: (any HTTPTransport)?
+    var stages: [any ExchangeStage] = []
     var completionQueue: DispatchQueue?
     var completionGroup: DispatchGroup?
     var completionBlock: (@Sendable () -> Void)?

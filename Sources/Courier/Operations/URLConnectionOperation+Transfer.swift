@@ -115,6 +115,7 @@ extension URLConnectionOperation {
         } else {
             configuration.sink = .stream
         }
+        configuration.stages = snapshot.stages
         configuration.resumption = resumption
         configuration.credential = snapshot.credential
         if case .memory = destination { configuration.maximumBodySize = snapshot.maximumResponseDataSize }

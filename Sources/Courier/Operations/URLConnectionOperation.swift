@@ -51,7 +51,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
 
     /// A new, ready operation with this one's request, progress, authentication, redirect and
     /// cache blocks, completion queue and group, credential, response size limit, credential-storage flag, security
-    /// policy and transport; not its output stream or file, completion block, user info or
+    /// policy, transport and stages; not its output stream or file, completion block, user info or
     /// state (seed 000's copying caveats). Subclasses copy their own configuration too.
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = Self(request: request)
@@ -65,6 +65,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
                 fresh.shouldUseCredentialStorage = original.shouldUseCredentialStorage
                 fresh.securityPolicy = original.securityPolicy
                 fresh.transport = original.transport
+                fresh.stages = original.stages
             }
         }
         return copy
@@ -176,6 +177,14 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     public var transport: (any HTTPTransport)? {
         get { storage.withLock { $0.transport } }
         set { storage.withLock { $0.transport = newValue } }
+    }
+
+    /// Stages of your own at the head of the operation's pipeline, outermost first: they see the request before
+    /// the redirects, authentication, cookies and transport, and the final response after them (see
+    /// ``ExchangePipeline``). Default: none. Courier's addition.
+    public var stages: [any ExchangeStage] {
+        get { storage.withLock { $0.stages } }
+        set { storage.withLock { $0.stages = newValue } }
     }
 
     // MARK: Callback queues and user info

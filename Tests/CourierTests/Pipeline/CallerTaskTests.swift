@@ -86,3 +86,28 @@ struct CallerTaskTests {
         #expect(exchange.metrics.transactions.count == 1, "one request served both callers")
     }
 }
+
+/// Operations run the same pipeline: a stage given to the manager sees each operation's request.
+@Suite("Pipeline: operations take stages too")
+struct OperationStageTests {
+    @Test func aManagersStageReachesEveryOperationAndItsCopies() async throws {
+        let stage = ProbeStage("mine") { $0.urlRequest.setValue("from-a-stage", forHTTPHeaderField: "X-Stage") }
+        let manager = HTTPRequestOperationManager(baseURL: try await Fixtures.url("/"))
+        manager.transport = Fixtures.transport
+        manager.stages = [stage]
+        let request = URLRequest(url: try await Fixtures.url("/headers"))
+
+        let operation = manager.httpRequestOperation(with: request, success: nil, failure: nil)
+        let copy = try #require(operation.copy() as? HTTPRequestOperation)
+        for candidate in [operation, copy] {
+            let done = AsyncStream<Void>.makeStream()
+            candidate.completionBlock = { done.continuation.finish() }
+            candidate.start()
+            for await _ in done.stream {}
+            let object = try #require(candidate.responseObject as? [String: Any])
+            let headers = try #require(object["headers"] as? [String: Any])
+            #expect(headers["X-Stage"] as? String == "from-a-stage")
+        }
+        #expect(stage.requests.count == 2)
+    }
+}
