@@ -9,7 +9,8 @@ import FoundationNetworking
 ///    the final response last;
 /// 2. the follow-ups, each of which may send another request for the response it gets:
 ///    ``ResumptionRestartStage`` (a resumed download, once for the whole chain), ``RedirectStage``, then
-///    ``AuthenticationStage`` (once per hop, so a challenge after a redirect is answered for the new hop);
+///    ``AuthenticationStage`` (once per hop, so a challenge after a redirect is answered for the new hop; left out
+///    when the exchange has no credential, credential store or challenge handler);
 /// 3. the bridge: ``CookieStage``, once per request on the wire;
 /// 4. the transport, which sends exactly what reaches it.
 ///
@@ -41,7 +42,10 @@ public struct ExchangePipeline: Sendable {
                 newBodyStream: configuration.newBodyStream
             ))
         }
-        stages.append(AuthenticationStage(configuration: configuration))
+        // Without a credential, a store or a handler no challenge can be answered: the stage would only pass through.
+        if configuration.credential != nil || configuration.credentialStore != nil || configuration.challengeHandler != nil {
+            stages.append(AuthenticationStage(configuration: configuration))
+        }
         if let jar = configuration.cookieJar { stages.append(CookieStage(jar: jar)) }
         return stages
     }
