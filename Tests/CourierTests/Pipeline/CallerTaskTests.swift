@@ -67,7 +67,8 @@ struct CallerTaskTests {
     @Test func exchangeCancelReachesARequestAwaitedInAnotherTask() async throws {
         let exchange = Exchange(request: URLRequest(url: try await Fixtures.url("/delay/5")), configuration: .init(transport: Fixtures.transport))
         let waiting = Task { try await exchange.result() }
-        try await Task.sleep(for: .milliseconds(200))
+        while exchange.phase == .idle { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(100))  // the request reaches the server, which holds it for 5 s
         #expect(exchange.phase == .awaitingResponse)
         let cancelled = ContinuousClock.now
         exchange.cancel()

@@ -56,7 +56,7 @@ final class ExternalServer: Sendable {
         // stay open (and its reader waiting) as long as the server runs.
         let exports = stateDirectory + ".env"
         let command = "\(stateVariable)='\(stateDirectory)' '\(ExternalServers.scripts)/\(script)' start > '\(exports)' 2> '\(stateDirectory).log'"
-        guard await Self.runDetached(command, timeout: .seconds(300)) == 0,
+        guard await ShellCommand.status(of: command, timeout: .seconds(300)) == 0,
               let printed = try? String(contentsOfFile: exports, encoding: .utf8)
         else {
             return nil
@@ -70,27 +70,6 @@ final class ExternalServer: Sendable {
         guard variables[urlVariable] != nil else { return nil }
         ExternalServers.stopAtExit(self)
         return variables
-    }
-
-    /// Runs `command` with bash, without pipes, and returns its exit status (-1 when it could not run or timed out).
-    private static func runDetached(_ command: String, timeout: Duration) async -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", command]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        let deadline = ContinuousClock.now + timeout
-        // Polled: waiting must not block a thread of the cooperative pool, which the in-process server answers on.
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                process.terminate()
-                return -1
-            }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return process.terminationStatus
     }
 
     /// Stops a server this process started (called at exit).

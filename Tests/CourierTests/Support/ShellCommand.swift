@@ -30,14 +30,38 @@ enum ShellCommand {
         let collected = CollectedOutput()
         collected.drain(outPipe.fileHandleForReading, into: \.out)
         collected.drain(errPipe.fileHandleForReading, into: \.err)
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now > deadline { process.terminate() }
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        _ = await waitForExit(process, timeout: timeout)
         while collected.openReaders.load(ordering: .acquiring) > 0 { try await Task.sleep(for: .milliseconds(5)) }
         let (out, err) = collected.output.withLock { ($0.out, $0.err) }
         return Outcome(status: process.terminationStatus, standardOutput: out, standardError: String(decoding: err, as: UTF8.self))
+    }
+
+    /// Runs `commandLine` with `bash -c`, its output discarded, and returns its exit status (-1 when it could not
+    /// run or was killed after `timeout`). For commands that leave a daemon behind: no pipe to wait on.
+    static func status(of commandLine: String, timeout: Duration = .seconds(60)) async -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", commandLine]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return -1 }
+        return await waitForExit(process, timeout: timeout) ? process.terminationStatus : -1
+    }
+
+    /// Waits for `process` to end, polled so that no thread of the cooperative pool blocks; terminates it after
+    /// `timeout`. Whether it ended in time.
+    private static func waitForExit(_ process: Process, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        var inTime = true
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                process.terminate()
+                inTime = false
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return inTime
     }
 }
 
