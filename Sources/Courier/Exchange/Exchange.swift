@@ -47,6 +47,8 @@ public final class Exchange: Sendable {
         /// Body readers waiting for ``resume()``.
         var pausedReaders: [CheckedContinuation<Void, any Error>] = []
         var body: ResponseBodyStream?
+        /// A memory sink's bytes so far.
+        var memoryBody: Data?
         var metrics = ExchangeMetrics(fetchStart: Date())
     }
 
@@ -74,6 +76,9 @@ public final class Exchange: Sendable {
     public var receiveProgress: TransferProgress { state.withLock { $0.received } }
     /// Timings so far.
     public var metrics: ExchangeMetrics { state.withLock { $0.metrics } }
+    /// The body a memory sink holds so far (with the kept bytes it continues), also after a failure or
+    /// cancellation; `nil` before the body or for the other sinks.
+    public var receivedData: Data? { state.withLock { $0.memoryBody } }
 
     // MARK: Controlling
 
@@ -171,10 +176,14 @@ public final class Exchange: Sendable {
         } catch {
             outcome = .failure(failed(with: error))
         }
-        if case .failure(let error) = outcome {
+        switch outcome {
+        case .failure(let error):
             ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: error)
-        } else if configuration.sink.isStream == false {
+        case .success(let result) where result.body == nil:
             ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: nil)
+        case .success:
+            // A streamed body posts it when it ends.
+            break
         }
         configuration.completion?(outcome)
         return outcome
@@ -304,6 +313,7 @@ public final class Exchange: Sendable {
         }
         configuration.didReceiveResponse?(head)
         if let outcome { configuration.didDecideResumption?(outcome, received) }
+        let decision = await configuration.bodyDecision?(head, outcome) ?? .receive
         func result(data: Data?, body: ResponseBodyStream?) -> ExchangeResult {
             ExchangeResult(
                 request: response.request, response: head, data: data, body: body,
@@ -312,28 +322,52 @@ public final class Exchange: Sendable {
             )
         }
 
+        let target = sink(for: outcome, kept: kept)
+        let initialMemory: Data? = switch target {
+        case .memory: Data()
+        case .memoryContinuing(let keptBytes): keptBytes
+        default: nil
+        }
+        switch decision {
+        case .refuse(let error):
+            response.body.cancel()
+            throw BodyRefusal(error: error)
+        case .handOver:
+            return result(data: nil, body: ResponseBodyStream(ObservedBody(base: response.body, exchange: self, allowance: allowance), cancel: response.body.cancel))
+        case .receive:
+            if target.isStream {
+                return result(data: nil, body: ResponseBodyStream(ObservedBody(base: response.body, exchange: self, allowance: allowance), cancel: response.body.cancel))
+            }
+        }
         if outcome == .alreadyComplete {
             response.body.cancel()
+            state.withLock { $0.memoryBody = initialMemory }
             bodyDidEnd(error: nil)
-            return result(data: Data(), body: nil)
+            return result(data: initialMemory ?? Data(), body: nil)
         }
-        guard var writer = try sink(for: outcome, kept: kept).makeWriter() else {
-            let observed = ObservedBody(base: response.body, exchange: self, allowance: allowance)
-            return result(data: nil, body: ResponseBodyStream(observed, cancel: response.body.cancel))
+        var writer: (any BodyWriter)?
+        do {
+            writer = try target.makeWriter()
+        } catch {
+            response.body.cancel()
+            throw error
         }
+        let keepsInMemory = writer == nil
+        if keepsInMemory { state.withLock { $0.memoryBody = initialMemory } }
         do {
             for try await chunk in response.body {
                 if !allowance.isUnlimited { try allowance.admit(chunk.count) }
-                try await writer.write(chunk)
-                didReceive(chunk.count)
+                try await writer?.write(chunk)
+                try didReceive(chunk.count, keeping: keepsInMemory ? chunk : nil)
+                configuration.didReceiveData?(chunk)
                 try await waitWhilePaused()
             }
             try allowance.finish()
-            let data = try await writer.finish()
+            try await writer?.finish()
             bodyDidEnd(error: nil)
-            return result(data: data, body: nil)
+            return result(data: keepsInMemory ? receivedData ?? Data() : nil, body: nil)
         } catch {
-            await writer.abandon()
+            await writer?.abandon()
             response.body.cancel()
             throw error
         }
@@ -358,13 +392,27 @@ public final class Exchange: Sendable {
             return .memory
         case (.file(let url, _), _?):
             return .file(url, offset: 0)
+        case (.memoryContinuing, .continued?), (.memoryContinuing, .alreadyComplete?):
+            return configuration.sink
+        case (.memoryContinuing, _):
+            return .memory
         default:
             return configuration.sink
         }
     }
 
-    fileprivate func didReceive(_ count: Int) {
-        let progress = state.withLock { state in
+    /// Counts a chunk of the final body; with `keeping`, the memory sink's chunk, appends it (refused once the
+    /// exchange is cancelled, so what ``receivedData`` held at ``cancel()`` is what it keeps).
+    fileprivate func didReceive(_ count: Int, keeping chunk: Data? = nil) throws {
+        let progress = try state.withLock { state in
+            if let chunk {
+                if state.machine.phase == .cancelled { throw URLError(.cancelled) }
+                if state.memoryBody?.isEmpty ?? true {
+                    state.memoryBody = chunk
+                } else {
+                    state.memoryBody?.append(chunk)
+                }
+            }
             state.received.bytesThisTime = Int64(count)
             state.received.totalBytes += Int64(count)
             return state.received
@@ -413,6 +461,11 @@ public final class Exchange: Sendable {
     /// The error a run ends with: a cancellation (of the exchange, its task, or by a stage) is `URLError(.cancelled)`
     /// and leaves the exchange `.cancelled`; anything else leaves it `.failed`.
     private func failed(with error: any Error) -> any Error {
+        if let refusal = error as? BodyRefusal {
+            // The body decision's own error, with its own message; the exchange ends cancelled.
+            _ = state.withLock { $0.machine.cancel() }
+            return refusal.error
+        }
         let isCancellation = error is CancellationError || (error as? URLError)?.code == .cancelled
         let phase = state.withLock { state in
             if !isCancellation { _ = state.machine.fail() }
@@ -429,6 +482,11 @@ public final class Exchange: Sendable {
             NSLocalizedDescriptionKey: "The request was cancelled.",
         ])
     }
+}
+
+/// The error of a ``BodyDecision/refuse(_:)``, kept apart from the exchange's own cancellation.
+private struct BodyRefusal: Error {
+    let error: any Error
 }
 
 /// A `.stream` sink's body: counts progress, holds the body to its allowance, honours pause, and
@@ -456,7 +514,7 @@ private struct ObservedBody: AsyncSequence, Sendable {
                     return nil
                 }
                 if !allowance.isUnlimited { try allowance.admit(chunk.count) }
-                exchange.didReceive(chunk.count)
+                try exchange.didReceive(chunk.count)
                 return chunk
             } catch {
                 exchange.streamDidEnd(error: error)

@@ -68,6 +68,13 @@ public struct ExchangeConfiguration: Sendable {
     public var downloadProgress: (@Sendable (TransferProgress) -> Void)?
     /// Called once with the final response head, before its body is delivered. Default `nil`.
     public var didReceiveResponse: (@Sendable (HTTPURLResponse) -> Void)?
+    /// Decides, once the final head has arrived (after ``didReceiveResponse`` and ``didDecideResumption``), whether
+    /// its body goes to the sink, is handed to the caller unread, or is refused; it gets the head and, for an
+    /// exchange with a ``resumption``, how the answer treats the kept bytes. Default `nil`: `.receive`.
+    public var bodyDecision: (@Sendable (HTTPURLResponse, ResumptionOutcome?) async -> BodyDecision)?
+    /// Called with every chunk of the final body as the sink takes it (not for a body handed to the caller, who
+    /// reads the chunks). Default `nil`.
+    public var didReceiveData: (@Sendable (Data) -> Void)?
     /// Continue a partial download: the request carries `Range` and `If-Range`, and a 206 that proves it
     /// continues the kept bytes (see ``DownloadResumption``) continues after them (a file sink keeps them).
     /// Any other success — a 200, a 206 that does not fit (then the whole resource is asked for again), or

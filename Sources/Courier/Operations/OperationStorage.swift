@@ -3,19 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Holds an `OutputStream` (not Sendable) inside the operation's locked state. The operation
-/// hands the stream only to its own body writer, one write at a time.
-final class OutputStreamBox: @unchecked Sendable {
-    let stream: OutputStream
-    let target: OutputStreamTarget
-
-    init(_ stream: OutputStream) {
-        self.stream = stream
-        nonisolated(unsafe) let handed = stream
-        self.target = OutputStreamTarget(handed)
-    }
-}
-
 /// The blocks an operation passes to each exchange, and copies.
 struct OperationBlocks: Sendable {
     var uploadProgress: (@Sendable (_ bytes: Int, _ totalBytes: Int64, _ totalBytesExpected: Int64) -> Void)?
@@ -32,12 +19,11 @@ struct OperationStorage: Sendable {
     var response: HTTPURLResponse?
     var error: (any Error)?
     var responseData: Data?
-    /// The memory body while it is received.
+    /// The memory body kept between transfers (after a pause, or restored from an archive), and the whole body
+    /// once a transfer ends; while a transfer runs, its exchange holds the bytes.
     var buffer = Data()
-    /// Bytes written to the output stream so far (they cannot be taken back).
-    var streamBytes: Int64 = 0
     var totalBytesRead: Int64 = 0
-    var output: OutputStreamBox?
+    var output: OutputStreamTarget?
     var outputFileURL: URL?
     var userInfo: [String: any Sendable] = [:]
     var credential: URLCredential?
@@ -53,8 +39,6 @@ struct OperationStorage: Sendable {
     /// Whether the output holds bytes of an earlier transfer (after a pause, or restored from an
     /// archive) that the next transfer continues after.
     var keepsPartialOutput = false
-    /// Whether the output stream was opened.
-    var streamOpened = false
     /// Counts transfers; a result from an older transfer (paused or cancelled) is ignored.
     var generation = 0
     var exchange: Exchange?

@@ -3,10 +3,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Where a transfer's body goes.
+/// Where a transfer's body goes: the exchange's memory, output stream or file sink.
 enum TransferDestination: Sendable {
     case memory
-    case stream(OutputStreamBox)
+    case stream(OutputStreamTarget)
     case file(URL)
 }
 
@@ -48,6 +48,16 @@ extension URLConnectionOperation {
         exchange?.cancel()
         // Also wakes a body read that is waiting for the next chunk.
         runner?.cancel()
+        guard pausing, let exchange else { return }
+        // The cancelled exchange takes no more bytes: what it holds now is what the next transfer continues.
+        let kept = exchange.receivedData
+        let total = exchange.receiveProgress.totalBytes
+        storage.withLock { storage in
+            guard storage.exchange === exchange else { return }
+            storage.exchange = nil
+            if let kept, storage.output == nil, storage.outputFileURL == nil { storage.buffer = kept }
+            storage.totalBytesRead = total
+        }
     }
 
     private func runTransfer(generation: Int) async {
@@ -68,9 +78,26 @@ extension URLConnectionOperation {
         if isCancelled { plan.exchange.cancel() }
         do {
             let result = try await plan.exchange.result()
-            try await receive(result, plan: plan)
+            storage.withLock { storage in
+                guard storage.generation == generation else { return }
+                storage.response = result.response
+                switch plan.destination {
+                case .memory:
+                    storage.buffer = result.data ?? Data()
+                case .stream:
+                    // An error status answering a resumed transfer went to memory; the stream keeps its bytes.
+                    if result.resumption == .unrelated { storage.responseData = result.data }
+                case .file:
+                    break
+                }
+            }
             finishTransfer(generation: generation, destination: plan.destination, error: nil)
         } catch {
+            if case .memory = plan.destination, let partial = plan.exchange.receivedData {
+                storage.withLock { storage in
+                    if storage.generation == generation { storage.buffer = partial }
+                }
+            }
             finishTransfer(generation: generation, destination: plan.destination, error: error)
         }
     }
@@ -92,9 +119,9 @@ extension URLConnectionOperation {
         if let url = snapshot.outputFileURL {
             destination = .file(url)
             kept = snapshot.keepsPartialOutput ? Self.fileSize(url) : 0
-        } else if let box = snapshot.output {
-            destination = .stream(box)
-            kept = snapshot.streamBytes
+        } else if let target = snapshot.output {
+            destination = .stream(target)
+            kept = target.bytesWritten
         } else {
             destination = .memory
             kept = snapshot.keepsPartialOutput ? Int64(snapshot.buffer.count) : 0
@@ -110,10 +137,23 @@ extension URLConnectionOperation {
         }
 
         var configuration = ExchangeConfiguration(transport: snapshot.transport ?? OperationTransport.transport(for: snapshot.securityPolicy))
-        if case .file(let url) = destination {
+        switch destination {
+        case .file(let url):
             configuration.sink = .file(url, offset: resumption == nil ? 0 : kept)
-        } else {
-            configuration.sink = .stream
+        case .stream(let target):
+            configuration.sink = .outputStream(target)
+            configuration.bodyDecision = { _, outcome in
+                switch outcome {
+                case .continued?, .alreadyComplete?, .unrelated?:
+                    return .receive
+                default:
+                    // Bytes written cannot be taken back: a fresh copy of the resource cannot follow them.
+                    let written = target.bytesWritten
+                    return written > 0 ? .refuse(OperationError.outputCannotRestart(bytesWritten: written)) : .receive
+                }
+            }
+        case .memory:
+            configuration.sink = resumption == nil ? .memory : .memoryContinuing(snapshot.buffer)
         }
         configuration.stages = snapshot.stages
         configuration.resumption = resumption
@@ -149,56 +189,6 @@ extension URLConnectionOperation {
         }
     }
 
-    /// Reads a streamed body into memory or the output stream. What the output already holds is
-    /// kept only when the server continued it (206) or had nothing more to send.
-    private func receive(_ result: ExchangeResult, plan: TransferPlan) async throws {
-        let continues = switch result.resumption {
-        case .continued?, .alreadyComplete?: true
-        default: false
-        }
-        storage.withLock { $0.response = result.response }
-        switch plan.destination {
-        case .file:
-            return
-        case .memory:
-            if result.resumption == .unrelated {
-                storage.withLock { $0.buffer = result.data ?? Data() }
-                return
-            }
-            if !continues { storage.withLock { $0.buffer = Data() } }
-            guard let body = result.body else { return }
-            for try await chunk in body {
-                storage.withLock { storage in
-                    storage.buffer.append(chunk)
-                    storage.totalBytesRead = Int64(storage.buffer.count)
-                }
-            }
-        case .stream(let box):
-            if result.resumption == .unrelated {
-                storage.withLock { $0.responseData = result.data }
-                return
-            }
-            let written = storage.withLock { $0.streamBytes }
-            if !continues && written > 0 {
-                result.body?.cancel()
-                throw OperationError.outputCannotRestart(bytesWritten: written)
-            }
-            let opens = storage.withLock { storage in
-                defer { storage.streamOpened = true }
-                return !storage.streamOpened
-            }
-            if opens { box.target.open() }
-            guard let body = result.body else { return }
-            for try await chunk in body {
-                try await box.target.write(chunk)
-                storage.withLock { storage in
-                    storage.streamBytes += Int64(chunk.count)
-                    storage.totalBytesRead = storage.streamBytes
-                }
-            }
-        }
-    }
-
     private func finishTransfer(generation: Int, destination: TransferDestination, error: (any Error)?) {
         let cancelled = isCancelled
         let current = storage.withLock { storage in
@@ -212,15 +202,15 @@ extension URLConnectionOperation {
                 storage.responseData = storage.buffer
                 storage.totalBytesRead = Int64(storage.buffer.count)
                 storage.buffer = Data()
-            case .stream:
-                storage.totalBytesRead = storage.streamBytes
+            case .stream(let target):
+                storage.totalBytesRead = target.bytesWritten
             case .file(let url):
                 storage.totalBytesRead = Self.fileSize(url)
             }
             return true
         }
         guard current else { return }
-        if case .stream(let box) = destination, storage.withLock({ $0.streamOpened }) { box.target.close() }
+        if case .stream(let target) = destination { target.close() }
         offerResponseToCache()
         transferDidFinish()
         complete()

@@ -88,7 +88,10 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     public var responseData: Data? { storage.withLock { $0.responseData } }
 
     /// The body bytes received so far, including those kept from before a pause.
-    public var totalBytesRead: Int64 { storage.withLock { $0.totalBytesRead } }
+    public var totalBytesRead: Int64 {
+        let (exchange, total) = storage.withLock { ($0.exchange, $0.totalBytesRead) }
+        return exchange?.receiveProgress.totalBytes ?? total
+    }
 
     /// ``responseData`` as text, decoded with the response's charset (UTF-8 when it has none, or
     /// an unknown one); `nil` before the body is complete or when the bytes are not valid text.
@@ -124,8 +127,12 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     public var outputStream: OutputStream? {
         get { storage.withLock { $0.output?.stream } }
         set {
-            let box = newValue.map(OutputStreamBox.init)
-            storage.withLock { $0.output = box }
+            var target: OutputStreamTarget?
+            if let newValue {
+                nonisolated(unsafe) let stream = newValue
+                target = OutputStreamTarget(stream, closedByOwner: true)
+            }
+            storage.withLock { $0.output = target }
         }
     }
 

@@ -14,7 +14,8 @@ public class DataTask: SessionTask, @unchecked Sendable {
     /// The completion as kept by the task: the handler, with the task itself first.
     typealias TaskCompletion = @Sendable (DataTask, URLResponse?, Any?, (any Error)?) -> Void
 
-    private let body = Mutex(Data())
+    /// The whole body once received (while it arrives, the exchange's memory sink holds it).
+    private let body = Mutex<Data?>(nil)
     private let completionHandler: TaskCompletion?
     /// The body serialized by the manager's serializer, once, in the task's own task (never on the completion
     /// queue): the completion handler and the notification take it; the async verbs share it when it is shareable.
@@ -29,13 +30,31 @@ public class DataTask: SessionTask, @unchecked Sendable {
     }
 
     /// The response body received so far (all of it once completed).
-    public var responseData: Data { body.withLock { $0 } }
+    public var responseData: Data { body.withLock { $0 } ?? exchange?.receivedData ?? Data() }
 
     override func configure(_ configuration: inout ExchangeConfiguration) {
-        configuration.sink = .stream
+        configuration.sink = .memory
         configuration.maximumBodySize = manager.configuration.maximumResponseDataSize
         configuration.didReceiveResponse = { [weak self] response in self?.didReceive(response: response) }
         configuration.downloadProgress = { [weak self] progress in self?.didReceive(progress) }
+        configuration.bodyDecision = { [weak self] response, _ in
+            guard let self else { return .receive }
+            switch await manager.dataTaskDidReceiveResponse(self, response) {
+            case .allow:
+                return .receive
+            case .becomeDownload:
+                return .handOver
+            case .cancel:
+                return .refuse(URLError(.cancelled, userInfo: [
+                    NSURLErrorFailingURLErrorKey: response.url as Any,
+                    NSLocalizedDescriptionKey: "The response block cancelled the task.",
+                ]))
+            }
+        }
+        configuration.didReceiveData = { [weak self] chunk in
+            guard let self else { return }
+            manager.dataTaskDidReceiveData(self, chunk)
+        }
     }
 
     override func run(_ exchange: Exchange) async {
@@ -46,34 +65,15 @@ public class DataTask: SessionTask, @unchecked Sendable {
             await finish(response: exchange.response, error: error)
             return
         }
-        switch await manager.dataTaskDidReceiveResponse(self, result.response) {
-        case .cancel:
-            result.body?.cancel()
-            cancel()
-            await finish(response: result.response, error: URLError(.cancelled, userInfo: [
-                NSURLErrorFailingURLErrorKey: result.response.url as Any,
-                NSLocalizedDescriptionKey: "The response block cancelled the task.",
-            ]))
-            return
-        case .becomeDownload:
+        if result.body != nil {
+            // The response block turned the task into a download: the body was handed over unread.
             await becomeDownload(result)
             return
-        case .allow:
-            break
         }
-        do {
-            if let stream = result.body {
-                for try await chunk in stream {
-                    body.withLock { $0.append(chunk) }
-                    manager.dataTaskDidReceiveData(self, chunk)
-                }
-            }
-        } catch {
-            await finish(response: result.response, error: error)
-            return
-        }
+        let data = result.data ?? Data()
+        body.withLock { $0 = data }
         serialize(result.response)
-        await manager.dataTaskWillCacheResponse(self, response: result.response, data: responseData)
+        await manager.dataTaskWillCacheResponse(self, response: result.response, data: data)
         await finish(response: result.response, error: nil)
     }
 

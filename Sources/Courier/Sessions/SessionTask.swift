@@ -76,6 +76,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     public var currentRequest: URLRequest? { shared.withLock { $0.exchange?.currentRequest ?? $0.request } }
     /// The response head, once it arrived.
     public var response: URLResponse? { shared.withLock { $0.response } }
+    /// The task's exchange, once it runs.
+    var exchange: Exchange? { shared.withLock { $0.exchange } }
     /// Why the task failed, once it completed; `nil` on success. Cancellation is
     /// `URLError(.cancelled)`.
     public var error: (any Error)? { shared.withLock { $0.error } }

@@ -4,29 +4,22 @@ import Foundation
 protocol BodyWriter {
     /// Appends a chunk (suspending while the sink is busy).
     mutating func write(_ chunk: Data) async throws
-    /// Ends the body successfully; returns the in-memory bytes for the memory sink.
-    mutating func finish() async throws -> Data?
+    /// Ends the body successfully.
+    mutating func finish() async throws
     /// Ends the body after a failure; whatever was written stays.
     mutating func abandon() async
 }
 
 extension ResponseSink {
-    /// A writer for this sink. `stream` sinks have none (the caller reads the body).
+    /// A writer for this sink. Memory sinks have none (the exchange keeps their bytes, readable while they arrive),
+    /// nor has the `stream` sink (the caller reads the body).
     func makeWriter() throws -> (any BodyWriter)? {
         switch self {
-        case .memory: return MemoryBodyWriter()
+        case .memory, .memoryContinuing, .stream: return nil
         case .file(let url, let offset): return try FileBodyWriter(url: url, offset: offset)
         case .outputStream(let target): return OutputStreamBodyWriter(target: target)
-        case .stream: return nil
         }
     }
-}
-
-struct MemoryBodyWriter: BodyWriter {
-    private var data = Data()
-    mutating func write(_ chunk: Data) throws { data.append(chunk) }
-    mutating func finish() throws -> Data? { data }
-    mutating func abandon() {}
 }
 
 /// Writes to a file with large gathered writes (the chunks are not copied), made off the
@@ -83,7 +76,7 @@ struct FileBodyWriter: BodyWriter {
         }
     }
 
-    mutating func finish() async throws -> Data? {
+    mutating func finish() async throws {
         let rest = pending
         pending = []
         do {
@@ -93,7 +86,6 @@ struct FileBodyWriter: BodyWriter {
             throw error
         }
         try await output.close()
-        return nil
     }
 
     mutating func abandon() async {
@@ -116,12 +108,11 @@ struct OutputStreamBodyWriter: BodyWriter {
         try await target.write(chunk)
     }
 
-    mutating func finish() throws -> Data? {
-        target.close()
-        return nil
+    mutating func finish() {
+        if !target.closedByOwner { target.close() }
     }
 
     mutating func abandon() {
-        target.close()
+        if !target.closedByOwner { target.close() }
     }
 }
