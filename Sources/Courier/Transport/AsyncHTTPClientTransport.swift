@@ -18,7 +18,8 @@ import FoundationNetworking
 /// ``Configuration/securityPolicies``) during the TLS handshake, before any request byte is sent.
 ///
 /// Connections are pooled per security policy and host (one AsyncHTTPClient `HTTPClient` each, made on
-/// first use, all on NIO's shared event loops): two policies never share a connection. Call
+/// first use, all on NIO's shared event loops): two policies never share a connection. The requests to one origin and
+/// their connections stay on one event loop (origins spread over the group), so no response callback crosses threads. Call
 /// ``shutdown()`` when done; a transport released without it shuts its clients down in the background.
 public final class AsyncHTTPClientTransport: HTTPTransport {
     private let clients: EngineClientPool
@@ -132,7 +133,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let delegate = StreamingResponseDelegate(didSendBodyBytes: counting) {
             connections.headSent(ticket)
         }
-        let task = client.client.execute(request: engineRequest, delegate: delegate, deadline: nil)
+        let eventLoop = clients.eventLoop(for: target)
+        let task = client.client.execute(
+            request: engineRequest, delegate: delegate, eventLoop: .delegate(on: eventLoop), deadline: nil
+        )
         delegate.attach(task)
         request.cancellation?.onCancel { delegate.cancel() }
         task.futureResult.whenComplete { _ in fileRegions.requestEnded() }
@@ -151,7 +155,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             throw stale
         } catch {
             _ = connections.finish(ticket)
-            throw TransportError.urlError(for: error, url: url)
+            // A request racing ``shutdown()`` can meet a connection the shutdown is closing; it was cancelled by it.
+            throw TransportError.urlError(for: clients.isShutDown ? HTTPClientError.alreadyShutdown : error, url: url)
         }
         let connection = connections.finish(ticket)
         let version = "HTTP/\(head.version.major).\(head.version.minor)"
@@ -211,7 +216,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         let body = request.body.map { body in
             let threadPool = self.threadPool
-            let loop = clients.eventLoopGroup.any()
+            let loop = clients.eventLoop(for: target)
             // Plain HTTP is always HTTP/1.1 on a bare socket: files can go with sendfile(2).
             let lease = scheme == "http" ? fileRegions : nil
             return HTTPClient.Body.stream(contentLength: body.length) { writer in

@@ -42,6 +42,8 @@ final class EngineClientPool: Sendable {
     let plainClient: EngineClient
     /// The event loop group every client runs on.
     let eventLoopGroup: any EventLoopGroup
+    /// The group's loops, for ``eventLoop(for:)``.
+    private let eventLoops: [any EventLoop]
     private let configuration: AsyncHTTPClientTransport.Configuration
     private let hostPolicies: [String: SecurityPolicy]
     private let state = Mutex(State())
@@ -49,6 +51,7 @@ final class EngineClientPool: Sendable {
     init(configuration: AsyncHTTPClientTransport.Configuration, eventLoopGroup: any EventLoopGroup) {
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
+        self.eventLoops = Array(eventLoopGroup.makeIterator())
         var hostPolicies: [String: SecurityPolicy] = [:]
         for (host, policy) in configuration.securityPolicies {
             hostPolicies[host.lowercased()] = policy
@@ -76,6 +79,23 @@ final class EngineClientPool: Sendable {
         }
         return try client(forHTTPSHost: target.host)
     }
+
+    /// The event loop that runs the requests to `target` and their connections: always the same one for an origin.
+    ///
+    /// AsyncHTTPClient calls a request's delegate on the request's own event loop; when its connection lives on
+    /// another loop, every callback (head, each body part, the end) crosses threads, a wake-up each. Tying the
+    /// delegate and the channel to one loop per origin removes those hops; origins still spread over the group.
+    func eventLoop(for target: RequestURLCheck.Target) -> any EventLoop {
+        guard eventLoops.count > 1 else { return eventLoops.first ?? eventLoopGroup.next() }
+        var hasher = Hasher()
+        hasher.combine(target.host)
+        hasher.combine(target.port)
+        let index = Int(UInt(bitPattern: hasher.finalize()) % UInt(eventLoops.count))
+        return eventLoops[index]
+    }
+
+    /// Whether ``shutdown()`` was called: a request that fails from then on failed because of it.
+    var isShutDown: Bool { state.withLock { $0.isShutDown } }
 
     /// The policy that applies to `host` (already lower-cased).
     func policy(forHost host: String) -> SecurityPolicy {
