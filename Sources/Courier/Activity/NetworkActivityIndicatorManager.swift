@@ -22,6 +22,8 @@ public final class NetworkActivityIndicatorManager: Sendable {
     private struct State: Sendable {
         var machine = ActivityIndicatorStateMachine()
         var action: (@Sendable (Bool) -> Void)?
+        /// Whether this manager counts among the listeners that make Courier post its request notifications.
+        var listens = false
     }
 
     private let state = Mutex(State())
@@ -56,12 +58,22 @@ public final class NetworkActivityIndicatorManager: Sendable {
 
     deinit {
         observers.withLock { $0 }.tokens.forEach(center.removeObserver)
+        if state.withLock({ $0.listens }) { RequestNotifications.listener(false) }
     }
 
-    /// Whether the manager drives the indicator. Default `false`. Disabling hides it at once.
+    /// Whether the manager drives the indicator. Default `false`. Disabling hides it at once. While enabled, Courier
+    /// posts the request notifications the manager follows (see ``RequestNotifications``).
     public var isEnabled: Bool {
         get { state.withLock { $0.machine.isEnabled } }
-        set { transition { $0.setEnabled(newValue) } }
+        set {
+            let changed = state.withLock { state -> Bool in
+                guard state.listens != newValue else { return false }
+                state.listens = newValue
+                return true
+            }
+            if changed { RequestNotifications.listener(newValue) }
+            transition { $0.setEnabled(newValue) }
+        }
     }
 
     /// Whether the indicator is currently shown.

@@ -49,6 +49,8 @@ public final class Exchange: Sendable {
         var body: ResponseBodyStream?
         /// A memory sink's bytes so far.
         var memoryBody: Data?
+        /// Whether this run posts the request notifications (decided at its start, so it posts both or neither).
+        var postsNotifications = false
         var metrics = ExchangeMetrics(fetchStart: Date())
     }
 
@@ -168,8 +170,12 @@ public final class Exchange: Sendable {
     /// One run from the first request to the end of the body (for `.stream`: to the head), with the
     /// notifications and the completion hook.
     private func execute() async -> Result<ExchangeResult, any Error> {
-        state.withLock { $0.metrics.fetchStart = Date() }
-        ExchangeNotifier.post(.courierRequestDidStart, request: originalRequest, error: nil)
+        let posts = RequestNotifications.arePosted
+        state.withLock { state in
+            state.metrics.fetchStart = Date()
+            state.postsNotifications = posts
+        }
+        if posts { ExchangeNotifier.post(.courierRequestDidStart, request: originalRequest, error: nil) }
         let outcome: Result<ExchangeResult, any Error>
         do {
             outcome = .success(try await run())
@@ -177,12 +183,12 @@ public final class Exchange: Sendable {
             outcome = .failure(failed(with: error))
         }
         switch outcome {
-        case .failure(let error):
+        case .failure(let error) where posts:
             ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: error)
-        case .success(let result) where result.body == nil:
+        case .success(let result) where posts && result.body == nil:
             ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: nil)
-        case .success:
-            // A streamed body posts it when it ends.
+        default:
+            // Not posting, or a streamed body that posts it when it ends.
             break
         }
         configuration.completion?(outcome)
@@ -433,7 +439,9 @@ public final class Exchange: Sendable {
     /// A `.stream` body ended; for the other sinks the run's end reports it.
     fileprivate func streamDidEnd(error: (any Error)?) {
         bodyDidEnd(error: error)
-        ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: error)
+        if state.withLock({ $0.postsNotifications }) {
+            ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: error)
+        }
     }
 
     /// Returns at once unless paused; then waits for ``resume()`` (or throws `URLError(.cancelled)` on ``cancel()``).

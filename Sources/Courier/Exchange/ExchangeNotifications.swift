@@ -1,7 +1,9 @@
 import Foundation
 
 extension Notification.Name {
-    /// Posted on the main queue when a Courier request starts its first network exchange.
+    /// Posted on the main queue when a Courier request starts its first network exchange, while
+    /// ``RequestNotifications`` says they are posted (an enabled ``NetworkActivityIndicatorManager``, or
+    /// `RequestNotifications.isEnabled = true`); by default they are not.
     ///
     /// Operations and session tasks both run on the shared exchange, so this one pair of
     /// notifications covers every request Courier makes. `userInfo[CourierNotificationKey.request]`
