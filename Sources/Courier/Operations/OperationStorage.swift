@@ -42,6 +42,9 @@ struct OperationStorage: Sendable {
     /// Counts transfers; a result from an older transfer (paused or cancelled) is ignored.
     var generation = 0
     var exchange: Exchange?
+    /// The exchange a pause stopped, until its bytes are taken into ``buffer`` (by the pause, or by the next
+    /// transfer when a resume from another thread overtakes the pause).
+    var pausedExchange: Exchange?
     /// The transfer now running, so the next one starts after it has let go of the output.
     var runner: Task<Void, Never>?
     var lease: ShutdownLease?

@@ -42,19 +42,29 @@ extension URLConnectionOperation {
             if pausing {
                 storage.generation += 1
                 storage.keepsPartialOutput = true
+                storage.pausedExchange = storage.exchange
+                storage.exchange = nil
+                return (storage.pausedExchange, storage.runner)
             }
             return (storage.exchange, storage.runner)
         }
         exchange?.cancel()
         // Also wakes a body read that is waiting for the next chunk.
         runner?.cancel()
-        guard pausing, let exchange else { return }
-        // The cancelled exchange takes no more bytes: what it holds now is what the next transfer continues.
+        if pausing { settlePause() }
+    }
+
+    /// Takes the bytes of the exchange a pause stopped into the operation's buffer, once: called by the pause, and by
+    /// the next transfer before it plans (a ``resume()`` on another thread can overtake the pause, and must not plan
+    /// from a buffer the pause has not filled yet). The cancelled exchange takes no more bytes, so what it holds is
+    /// what the next transfer continues.
+    private func settlePause() {
+        guard let exchange = storage.withLock({ $0.pausedExchange }) else { return }
         let kept = exchange.receivedData
         let total = exchange.receiveProgress.totalBytes
         storage.withLock { storage in
-            guard storage.exchange === exchange else { return }
-            storage.exchange = nil
+            guard storage.pausedExchange === exchange else { return }
+            storage.pausedExchange = nil
             if let kept, storage.output == nil, storage.outputFileURL == nil { storage.buffer = kept }
             storage.totalBytesRead = total
         }
@@ -105,6 +115,8 @@ extension URLConnectionOperation {
     /// The exchange for the next transfer: a range request for the rest when the output keeps
     /// bytes and the last response has a validator, otherwise the whole request from the start.
     private func makePlan(generation: Int) throws -> TransferPlan? {
+        // The previous transfer has ended (this one awaited its runner), so a paused exchange's bytes are final.
+        settlePause()
         let snapshot = storage.withLock { storage -> OperationStorage? in
             guard storage.generation == generation else { return nil }
             storage.exchangeCount += 1
