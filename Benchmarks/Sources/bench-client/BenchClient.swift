@@ -35,6 +35,7 @@ enum BenchClient {
         case "courier-exchange": return CourierLayerClient(layer: .exchange)
         case "courier-transport": return CourierLayerClient(layer: .transport)
         case "ahc": return AsyncHTTPClientClient()
+        case "ahc-delegate": return AsyncHTTPClientDelegateClient()
         case "urlsession": return FoundationSessionClient()
         default: throw BenchUsageError("unknown --library \(library)")
         }
