@@ -139,7 +139,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         )
         delegate.attach(task)
         request.cancellation?.onCancel { delegate.cancel() }
-        task.futureResult.whenComplete { _ in fileRegions.requestEnded() }
+        task.futureResult.whenComplete { result in
+            // The engine fails a request on a client that is shutting down without calling its delegate: the head's
+            // waiter must still hear of it, or it would wait for ever.
+            if case .failure(let error) = result { delegate.engineTaskFailed(error) }
+            fileRegions.requestEnded()
+        }
         watch(delegate, request: request, eventLoop: task.eventLoop)
 
         let head: HTTPResponseHead
@@ -160,11 +165,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         let connection = connections.finish(ticket)
         let version = "HTTP/\(head.version.major).\(head.version.minor)"
-        guard let response = HTTPURLResponse(
-            url: url,
-            statusCode: Int(head.status.code),
-            httpVersion: version,
-            headerFields: Self.headerDictionary(head.headers)
+        guard let response = HTTPURLResponse.received(
+            url: url, statusCode: Int(head.status.code), httpVersion: version, fields: head.headers
         ) else {
             delegate.cancel()
             throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
@@ -232,18 +234,6 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             body: body
         )
         return (engineRequest, client)
-    }
-
-    private static func headerDictionary(_ headers: HTTPHeaders) -> [String: String] {
-        var fields = [String: String](minimumCapacity: headers.count)
-        for (name, value) in headers {
-            if let existing = fields[name] {
-                fields[name] = existing + ", " + value
-            } else {
-                fields[name] = value
-            }
-        }
-        return fields
     }
 }
 

@@ -180,6 +180,11 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
         finish(with: nil)
     }
 
+    /// The engine's task failed; when the delegate was told already (the usual case), this changes nothing.
+    func engineTaskFailed(_ error: any Error) {
+        finish(with: error)
+    }
+
     private func finish(with error: (any Error)?) {
         watchdog?.finish()
         let (continuation, source, demand) = state.withLock { state in

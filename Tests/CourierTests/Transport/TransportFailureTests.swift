@@ -34,6 +34,38 @@ struct TransportFailureTests {
         #expect(ContinuousClock.now - started < .seconds(5), "refusal is reported at once")
     }
 
+    /// The engine fails a request on a client that is shutting down without calling its delegate; every request that
+    /// races ``AsyncHTTPClientTransport/shutdown()`` must still end (before the fix, one in a few runs waited for ever).
+    /// The requests run in tasks of their own, so that one that never ends fails the test instead of hanging it.
+    @Test func requestsRacingShutdownAllEnd() async throws {
+        let url = try await Fixtures.url("/get")
+        for round in 0..<20 {
+            let transport = AsyncHTTPClientTransport()
+            _ = try await transport.send(TransportRequest(url: url)).body.collect()
+            let (ended, ending) = AsyncStream.makeStream(of: Void.self)
+            for _ in 0..<20 {
+                Task {
+                    _ = try? await transport.send(TransportRequest(url: url)).body.collect()
+                    ending.yield()
+                }
+            }
+            try await transport.shutdown()
+            let deadline = Task {
+                try await Task.sleep(for: .seconds(10))
+                ending.finish()
+            }
+            var count = 0
+            for await _ in ended {
+                count += 1
+                if count == 20 { break }
+            }
+            deadline.cancel()
+            try #require(count == 20, "round \(round): \(20 - count) requests racing the shutdown never ended")
+            // After the shutdown, a request is refused at once.
+            await #expect(throws: URLError.self) { _ = try await transport.send(TransportRequest(url: url)) }
+        }
+    }
+
     @Test func readTimeoutBeforeTheHead() async throws {
         let url = try await Fixtures.url("/delay/5").absoluteString
         let started = ContinuousClock.now
