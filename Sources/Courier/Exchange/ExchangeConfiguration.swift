@@ -41,6 +41,9 @@ public struct ExchangeConfiguration: Sendable {
     /// request to send (possibly modified), or `nil` to stop and deliver the 3xx response.
     /// Default `nil`: follow.
     public var redirectHandler: (@Sendable (_ proposed: URLRequest, _ response: HTTPURLResponse) async -> URLRequest?)?
+    /// How `gzip` and `deflate` response bodies are decoded (see ``ContentDecoding``). Default `.default`: requests
+    /// ask for them and bodies are decoded as they stream; `nil` sends no `Accept-Encoding` and decodes nothing.
+    public var contentDecoding: ContentDecoding? = .default
     /// Cookies are read from and stored here when the request's `httpShouldHandleCookies` is
     /// `true`. Default `nil`: no cookie handling.
     public var cookieJar: CookieJar?

@@ -11,10 +11,11 @@ import FoundationNetworking
 ///    ``ResumptionRestartStage`` (a resumed download, once for the whole chain), ``RedirectStage``, then
 ///    ``AuthenticationStage`` (once per hop, so a challenge after a redirect is answered for the new hop; left out
 ///    when the exchange has no credential, credential store or challenge handler);
-/// 3. the bridge: ``CookieStage``, once per request on the wire;
+/// 3. the bridge, once per request on the wire: ``CookieStage``, then ``ContentDecodingStage`` (left out when
+///    ``ExchangeConfiguration/contentDecoding`` is `nil`);
 /// 4. the transport, which sends exactly what reaches it.
 ///
-/// A stage added later (content decoding, a cache, retries) takes its place in this list without touching the others.
+/// A stage added later (a cache, retries) takes its place in this list without touching the others.
 public struct ExchangePipeline: Sendable {
     /// The stages in order, outermost first.
     public let stages: [any ExchangeStage]
@@ -47,6 +48,7 @@ public struct ExchangePipeline: Sendable {
             stages.append(AuthenticationStage(configuration: configuration))
         }
         if let jar = configuration.cookieJar { stages.append(CookieStage(jar: jar)) }
+        if let decoding = configuration.contentDecoding { stages.append(ContentDecodingStage(decoding: decoding)) }
         return stages
     }
 

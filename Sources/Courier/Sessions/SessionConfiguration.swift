@@ -29,6 +29,10 @@ public struct SessionConfiguration: Sendable {
     /// Courier's redirects, authentication, cookies and transport, and the final response after them (see
     /// ``ExchangePipeline``). They run in the task that awaits the request. Default: none. Courier's addition.
     public var stages: [any ExchangeStage] = []
+    /// How `gzip` and `deflate` responses are asked for and decoded, as Foundation's loading system did for every
+    /// AFNetworking request (see ``ContentDecoding``). Default `.default`; `nil` sends no `Accept-Encoding` and
+    /// decodes nothing.
+    public var contentDecoding: ContentDecoding? = .default
     /// Headers added to every request that does not set them itself. Default: empty.
     public var httpAdditionalHeaders: [String: String] = [:]
     /// The most HTTP/1.1 connections to one host. Default 8. Used when the session makes its own

@@ -214,6 +214,7 @@ open class URLSessionManager: @unchecked Sendable {
         exchange.stages = configuration.stages
         exchange.cookieJar = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
         exchange.credentialStore = configuration.urlCredentialStorage
+        exchange.contentDecoding = configuration.contentDecoding
         return exchange
     }
 

@@ -55,6 +55,9 @@ struct DownloadCommand: AsyncParsableCommand {
         }
         var request = URLRequest(url: url)
         request.timeoutInterval = timeout
+        // The file is the resource's own bytes, so that an interrupted download continues the same representation
+        // and digests describe what is saved.
+        request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         let transfer = DownloadTransfer(files: files, timeout: timeout)
         switch try await transfer.run(request: request, resume: stored) {
         case .finished(let response):

@@ -311,6 +311,10 @@ enum NginxInterop {
         let range: String?
         /// The If-Range header, nil when absent.
         let ifRange: String?
+        /// The request's Accept-Encoding header, nil when absent.
+        let acceptEncoding: String?
+        /// The response's Content-Encoding header, nil when absent.
+        let contentEncoding: String?
         let description: String
 
         /// The first byte asked for by a `bytes=N-` range.
@@ -322,19 +326,43 @@ enum NginxInterop {
         init?(_ line: String) {
             let fields = line.split(separator: " ", maxSplits: 5).map(String.init)
             guard fields.count == 6, let status = Int(fields[2]), let sent = Int64(fields[3]) else { return nil }
-            let headers = fields[5]
-            guard let rangeStart = headers.range(of: "range=\""), let ifRangeMarker = headers.range(of: "\" if_range=\""),
-                  headers.hasSuffix("\"") else { return nil }
+            let headers = Self.quotedValues(fields[5])
+            guard let range = headers["range"], let ifRange = headers["if_range"] else { return nil }
             // Absent headers are logged empty (older nginx without `escape=none` writes `-`).
-            func header(_ value: Substring) -> String? { value.isEmpty || value == "-" ? nil : String(value) }
+            func header(_ value: String?) -> String? { value == nil || value == "" || value == "-" ? nil : value }
             method = fields[0]
             uri = fields[1]
             self.status = status
             bytesSent = sent
             protocolVersion = fields[4]
-            range = header(headers[rangeStart.upperBound..<ifRangeMarker.lowerBound])
-            ifRange = header(headers[ifRangeMarker.upperBound..<headers.index(before: headers.endIndex)])
+            self.range = header(range)
+            self.ifRange = header(ifRange)
+            acceptEncoding = header(headers["ae"])
+            contentEncoding = header(headers["ce"])
             description = line
+        }
+
+        /// The `key="value"` pairs of `log_format courier`, in their fixed order (values may hold quotes and spaces,
+        /// as an `If-Range` entity tag does, so each value ends where the next key begins).
+        private static func quotedValues(_ text: String) -> [String: String] {
+            let keys = ["range", "if_range", "ae", "ce"]
+            var values: [String: String] = [:]
+            var rest = Substring(text)
+            for (index, key) in keys.enumerated() {
+                guard rest.hasPrefix(key + "=\"") else { return values }
+                rest = rest.dropFirst(key.count + 2)
+                let end: Substring.Index
+                if index + 1 < keys.count {
+                    guard let next = rest.range(of: "\" " + keys[index + 1] + "=\"") else { return values }
+                    end = next.lowerBound
+                } else {
+                    guard rest.hasSuffix("\"") else { return values }
+                    end = rest.index(before: rest.endIndex)
+                }
+                values[key] = String(rest[..<end])
+                rest = rest[rest.index(after: end)...].drop(while: { $0 == " " })
+            }
+            return values
         }
     }
 

@@ -15,11 +15,12 @@ struct PipelineOrderTests {
         configuration.resumption = DownloadResumption(offset: 10, entityTag: "\"v1\"")
         configuration.credentialStore = CredentialStore()
         let names = ExchangePipeline.standardStages(for: configuration).map { String(describing: type(of: $0)) }
-        #expect(names == ["ProbeStage", "ResumptionRestartStage", "RedirectStage", "AuthenticationStage", "CookieStage"])
+        #expect(names == ["ProbeStage", "ResumptionRestartStage", "RedirectStage", "AuthenticationStage", "CookieStage", "ContentDecodingStage"])
 
         var bare = ExchangeConfiguration(transport: StubTransport(StubResponse()))
         bare.followsRedirects = false
         bare.resumption = DownloadResumption(offset: 10)  // no validator: nothing to continue
+        bare.contentDecoding = nil
         bare.challengeHandler = { _ in .performDefaultHandling }
         #expect(ExchangePipeline.standardStages(for: bare).map { String(describing: type(of: $0)) } == ["AuthenticationStage"])
         bare.challengeHandler = nil

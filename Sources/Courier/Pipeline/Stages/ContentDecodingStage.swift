@@ -1,0 +1,63 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Asks for compressed responses and decodes them as they stream (see ``ContentDecoding``): part of the bridge, once
+/// per request on the wire.
+///
+/// On the way down it adds `Accept-Encoding: gzip, deflate` to a request without the header, or
+/// `Accept-Encoding: identity` to a request with `Range` (so a continued download appends the same representation it
+/// kept). On the way up it replaces a `gzip` or `deflate` body by its decoded bytes and removes `Content-Encoding` and
+/// `Content-Length` from the head; a response to a range request, to `HEAD`, or with status 204 or 304 is left as it
+/// came.
+public struct ContentDecodingStage: ExchangeStage {
+    /// The limits that refuse a decompression bomb.
+    public let decoding: ContentDecoding
+
+    /// Creates the stage.
+    /// - Parameter decoding: The limits. Default `.default`.
+    public init(decoding: ContentDecoding = .default) {
+        self.decoding = decoding
+    }
+
+    public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
+        var request = request
+        let isRange = request.urlRequest.value(forHTTPHeaderField: "Range") != nil
+        if request.urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            request.urlRequest.setValue(isRange ? "identity" : ContentDecoding.acceptedCodings, forHTTPHeaderField: "Accept-Encoding")
+        }
+        let response = try await next(request)
+        // A range, and responses that have no body (to HEAD, 204, 304), keep their head as it came.
+        let status = response.head.statusCode
+        guard !isRange, ![204, 206, 304].contains(status), request.urlRequest.httpMethod?.uppercased() != "HEAD",
+              let field = response.transportResponse.headerFields.first(where: { $0.name.isHeaderName("Content-Encoding") }),
+              let coding = ContentCoding(contentEncoding: field.value)
+        else { return response }
+        return try decoded(response, coding: coding)
+    }
+
+    /// `response` with its body decoded and a head that describes the decoded body.
+    private func decoded(_ response: StageResponse, coding: ContentCoding) throws -> StageResponse {
+        let wire = response.transportResponse
+        let fields = wire.headerFields.filter {
+            !$0.name.isHeaderName("Content-Encoding") && !$0.name.isHeaderName("Content-Length")
+        }
+        guard let url = wire.head.url, let head = HTTPURLResponse.received(
+            url: url, statusCode: wire.head.statusCode, httpVersion: wire.httpVersion, fields: fields
+        ) else {
+            wire.body.cancel()
+            throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: wire.head.url as Any])
+        }
+        let body = ResponseBodyStream(
+            DecodedBody(encoded: wire.body, coding: coding, limits: decoding, url: url),
+            cancel: wire.body.cancel
+        )
+        var decoded = response
+        decoded.transportResponse = TransportResponse(
+            head: head, headerFields: fields, body: body, httpVersion: wire.httpVersion,
+            connection: wire.connection, staleConnectionRetries: wire.staleConnectionRetries
+        )
+        return decoded
+    }
+}
