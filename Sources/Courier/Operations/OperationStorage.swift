@@ -29,6 +29,7 @@ struct OperationStorage: Sendable {
     var credential: URLCredential?
     var maximumResponseDataSize: Int64?
     var shouldUseCredentialStorage = true
+    var cookieJar: CookieJar? = .processShared
     var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
     var transport: (any HTTPTransport)?
     var stages: [any ExchangeStage] = []

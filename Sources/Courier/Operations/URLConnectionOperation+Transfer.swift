@@ -172,6 +172,7 @@ extension URLConnectionOperation {
         configuration.credential = snapshot.credential
         if case .memory = destination { configuration.maximumBodySize = snapshot.maximumResponseDataSize }
         configuration.credentialStore = snapshot.shouldUseCredentialStorage ? CredentialStore.shared : nil
+        configuration.cookieJar = snapshot.cookieJar
         configure(&configuration, blocks: snapshot.blocks)
         configuration.didReceiveResponse = { [weak self] head in
             self?.storage.withLock { storage in

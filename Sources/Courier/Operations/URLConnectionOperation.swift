@@ -50,8 +50,8 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     }
 
     /// A new, ready operation with this one's request, progress, authentication, redirect and
-    /// cache blocks, completion queue and group, credential, response size limit, credential-storage flag, security
-    /// policy, transport and stages; not its output stream or file, completion block, user info or
+    /// cache blocks, completion queue and group, credential, response size limit, credential-storage flag, cookie
+    /// jar, security policy, transport and stages; not its output stream or file, completion block, user info or
     /// state (seed 000's copying caveats). Subclasses copy their own configuration too.
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = Self(request: request)
@@ -63,6 +63,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
                 fresh.credential = original.credential
                 fresh.maximumResponseDataSize = original.maximumResponseDataSize
                 fresh.shouldUseCredentialStorage = original.shouldUseCredentialStorage
+                fresh.cookieJar = original.cookieJar
                 fresh.securityPolicy = original.securityPolicy
                 fresh.transport = original.transport
                 fresh.stages = original.stages
@@ -169,6 +170,14 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     public var shouldUseCredentialStorage: Bool {
         get { storage.withLock { $0.shouldUseCredentialStorage } }
         set { storage.withLock { $0.shouldUseCredentialStorage = newValue } }
+    }
+
+    /// Where the operation's cookies are read and stored, for a request whose `httpShouldHandleCookies` is `true`.
+    /// Default ``CookieJar/processShared``, the jar `.default` sessions use too, as AFNetworking's operations and
+    /// sessions shared `NSHTTPCookieStorage`; `nil` sends and stores none.
+    public var cookieJar: CookieJar? {
+        get { storage.withLock { $0.cookieJar } }
+        set { storage.withLock { $0.cookieJar = newValue } }
     }
 
     /// The policy the server's certificate must satisfy, enforced by the transport during the TLS

@@ -126,7 +126,7 @@ extension URLRequest {
 }
 
 extension CookieJar {
-    /// The jar shared by every session with the `.default` configuration, like
+    /// The jar shared by every session with the `.default` configuration and by every operation, like
     /// `HTTPCookieStorage.shared`.
     public static let processShared = CookieJar()
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One stored cookie, with the RFC 6265 attributes that decide where it is sent.
-public struct Cookie: Sendable, Hashable {
+public struct Cookie: Sendable, Hashable, Codable {
     /// The cookie's name.
     public var name: String
     /// The cookie's value.

@@ -3,8 +3,9 @@ import Synchronization
 
 /// Where an exchange keeps cookies between requests (RFC 6265 storage and retrieval rules).
 ///
-/// Thread-safe; one jar per session. In memory only: ``SessionConfiguration``'s `.ephemeral`
-/// and `.default` both start empty.
+/// Thread-safe. `.default` sessions and operations share ``processShared``; `.ephemeral` sessions each have their
+/// own. A jar lives in memory and is written to a file and read back with ``write(to:includingSessionCookies:now:)``
+/// and ``init(contentsOf:now:)``.
 public final class CookieJar: Sendable {
     private let cookies = Mutex<[CookieKey: Cookie]>([:])
 
