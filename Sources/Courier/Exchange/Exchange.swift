@@ -212,6 +212,7 @@ public final class Exchange: Sendable {
         }
         let body = configuration.body ?? RequestBody(request: originalRequest)
         let final = try await pipeline.send(StageRequest(urlRequest: originalRequest, body: body))
+        if final.source != .network { recordCacheAnswer(final) }
         switch state.withLock({ $0.machine.receivedHead() }) {
         case .deliverBody:
             try refuseUnaskedPartialContent(final)
@@ -269,6 +270,23 @@ public final class Exchange: Sendable {
             state.metrics.transactions[last].responseStart = arrived
         }
         return StageResponse(request: urlRequest, transportResponse: response)
+    }
+
+    /// A final response from the cache: a transaction without the wire for a stored answer (after a `304`, the
+    /// conditional request's transaction stays the last), and the response as the exchange's.
+    private func recordCacheAnswer(_ response: StageResponse) {
+        let now = Date()
+        state.withLock { state in
+            state.response = response.head
+            state.metrics.responseSource = response.source
+            guard response.source == .cache else { return }
+            var transaction = ExchangeMetrics.Transaction(request: response.request, requestStart: now)
+            transaction.response = response.head
+            transaction.httpVersion = response.transportResponse.httpVersion
+            transaction.responseStart = now
+            transaction.isFromCache = true
+            state.metrics.transactions.append(transaction)
+        }
     }
 
     /// The user-info key of the 3xx response in the error of a redirect that could not be followed.

@@ -44,6 +44,12 @@ public struct ExchangeConfiguration: Sendable {
     /// How `gzip` and `deflate` response bodies are decoded (see ``ContentDecoding``). Default `.default`: requests
     /// ask for them and bodies are decoded as they stream; `nil` sends no `Accept-Encoding` and decodes nothing.
     public var contentDecoding: ContentDecoding? = .default
+    /// The HTTP cache requests are answered from and responses stored in, by each request's `cachePolicy` (see
+    /// ``CacheStage``). Default `nil`: no caching (sessions and operations set one).
+    public var cache: HTTPCache?
+    /// Sees each response about to be stored in ``cache`` and returns what to store, or `nil` for nothing (the
+    /// operation's cache-response block, the session's will-cache-response block). Default `nil`: store what came.
+    public var willCacheResponse: (@Sendable (CachedURLResponse) async -> CachedURLResponse?)?
     /// Cookies are read from and stored here when the request's `httpShouldHandleCookies` is
     /// `true`. Default `nil`: no cookie handling.
     public var cookieJar: CookieJar?

@@ -46,12 +46,17 @@ public struct ExchangeMetrics: Sendable {
         public var staleConnectionRetries = 0
         /// When the response body ended (or was abandoned for a follow-up).
         public var responseEnd: Date?
+        /// Whether the response came from the cache, without a request on the wire (`URLSessionTaskMetrics`'
+        /// `.localCache` fetch type). Default `false`.
+        public var isFromCache = false
     }
 
     /// When the exchange started.
     public var fetchStart: Date
     /// The transactions in order.
     public var transactions: [Transaction] = []
+    /// Where the final response came from: the network, the cache, or the cache after a `304`. Default `.network`.
+    public var responseSource: ResponseSource = .network
     /// When the exchange ended.
     public var end: Date?
     /// The total duration, once ended.

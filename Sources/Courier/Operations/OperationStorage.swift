@@ -30,6 +30,7 @@ struct OperationStorage: Sendable {
     var maximumResponseDataSize: Int64?
     var shouldUseCredentialStorage = true
     var cookieJar: CookieJar? = .processShared
+    var cache: HTTPCache? = .shared
     var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
     var transport: (any HTTPTransport)?
     var stages: [any ExchangeStage] = []

@@ -31,9 +31,9 @@ extension URLConnectionOperation {
         storage.withLock { $0.blocks.redirectResponse = block }
     }
 
-    /// Sets the block that sees the response about to be cached (a complete in-memory 2xx body).
-    /// Courier has no URL cache of its own yet, so what the block returns is only handed back by
-    /// ``cachedResponse``. Default none.
+    /// Sets the block that sees each response about to be stored in ``cache`` (one RFC 9111 allows storing, read to
+    /// the end) and returns what to store: the same, another, or `nil` for nothing. Runs on the operation's transfer
+    /// task. Default none: the response is stored as received.
     public func setCacheResponseBlock(_ block: (@Sendable (CachedURLResponse) -> CachedURLResponse?)?) {
         storage.withLock { $0.blocks.cacheResponse = block }
     }
@@ -55,14 +55,15 @@ extension URLConnectionOperation {
         if !kept { lease.release() }
     }
 
-    /// What the cache response block returned for the finished response, if it ran.
+    /// What was handed to ``cache`` for the last response: the cache response block's answer when it ran, `nil` when
+    /// nothing was stored.
     public var cachedResponse: CachedURLResponse? { storage.withLock { $0.cachedResponse } }
 
-    /// Runs the cache response block on a finished in-memory 2xx body.
-    func offerResponseToCache() {
-        let (block, response, data) = storage.withLock { ($0.blocks.cacheResponse, $0.response, $0.responseData) }
-        guard let block, let response, let data, (200..<300).contains(response.statusCode) else { return }
-        let cached = block(CachedURLResponse(response: response, data: data))
-        storage.withLock { $0.cachedResponse = cached }
+    /// The cache response block's answer to a response about to be stored (the proposed one without a block).
+    func willCache(_ proposed: CachedURLResponse) -> CachedURLResponse? {
+        let block = storage.withLock { $0.blocks.cacheResponse }
+        let chosen = block.map { $0(proposed) } ?? proposed
+        storage.withLock { $0.cachedResponse = chosen }
+        return chosen
     }
 }

@@ -173,6 +173,11 @@ extension URLConnectionOperation {
         if case .memory = destination { configuration.maximumBodySize = snapshot.maximumResponseDataSize }
         configuration.credentialStore = snapshot.shouldUseCredentialStorage ? CredentialStore.shared : nil
         configuration.cookieJar = snapshot.cookieJar
+        configuration.cache = snapshot.cache
+        configuration.willCacheResponse = { [weak self] proposed in
+            guard let self else { return proposed }
+            return willCache(proposed)
+        }
         configure(&configuration, blocks: snapshot.blocks)
         configuration.didReceiveResponse = { [weak self] head in
             self?.storage.withLock { storage in
@@ -224,7 +229,6 @@ extension URLConnectionOperation {
         }
         guard current else { return }
         if case .stream(let target) = destination { target.close() }
-        offerResponseToCache()
         transferDidFinish()
         complete()
     }

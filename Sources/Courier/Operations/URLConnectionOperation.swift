@@ -51,7 +51,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
 
     /// A new, ready operation with this one's request, progress, authentication, redirect and
     /// cache blocks, completion queue and group, credential, response size limit, credential-storage flag, cookie
-    /// jar, security policy, transport and stages; not its output stream or file, completion block, user info or
+    /// jar, cache, security policy, transport and stages; not its output stream or file, completion block, user info or
     /// state (seed 000's copying caveats). Subclasses copy their own configuration too.
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = Self(request: request)
@@ -64,6 +64,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
                 fresh.maximumResponseDataSize = original.maximumResponseDataSize
                 fresh.shouldUseCredentialStorage = original.shouldUseCredentialStorage
                 fresh.cookieJar = original.cookieJar
+                fresh.cache = original.cache
                 fresh.securityPolicy = original.securityPolicy
                 fresh.transport = original.transport
                 fresh.stages = original.stages
@@ -178,6 +179,14 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     public var cookieJar: CookieJar? {
         get { storage.withLock { $0.cookieJar } }
         set { storage.withLock { $0.cookieJar = newValue } }
+    }
+
+    /// The HTTP cache the operation's request is answered from and its response stored in, by the request's
+    /// `cachePolicy` (see ``CacheStage``). Default ``HTTPCache/shared``, as `NSURLConnection` used the shared
+    /// `NSURLCache`; `nil` disables caching.
+    public var cache: HTTPCache? {
+        get { storage.withLock { $0.cache } }
+        set { storage.withLock { $0.cache = newValue } }
     }
 
     /// The policy the server's certificate must satisfy, enforced by the transport during the TLS

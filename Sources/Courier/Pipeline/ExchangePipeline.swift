@@ -13,9 +13,11 @@ import FoundationNetworking
 ///    when the exchange has no credential, credential store or challenge handler);
 /// 3. the bridge, once per request on the wire: ``CookieStage``, then ``ContentDecodingStage`` (left out when
 ///    ``ExchangeConfiguration/contentDecoding`` is `nil`);
-/// 4. the transport, which sends exactly what reaches it.
+/// 4. the cache: ``CacheStage`` (left out when ``ExchangeConfiguration/cache`` is `nil`), once per request on the
+///    wire, so a redirect hop can be answered from the cache too;
+/// 5. the transport, which sends exactly what reaches it.
 ///
-/// A stage added later (a cache, retries) takes its place in this list without touching the others.
+/// A stage added later (retries, observability) takes its place in this list without touching the others.
 public struct ExchangePipeline: Sendable {
     /// The stages in order, outermost first.
     public let stages: [any ExchangeStage]
@@ -49,6 +51,7 @@ public struct ExchangePipeline: Sendable {
         }
         if let jar = configuration.cookieJar { stages.append(CookieStage(jar: jar)) }
         if let decoding = configuration.contentDecoding { stages.append(ContentDecodingStage(decoding: decoding)) }
+        if let cache = configuration.cache { stages.append(CacheStage(cache: cache, willStore: configuration.willCacheResponse)) }
         return stages
     }
 

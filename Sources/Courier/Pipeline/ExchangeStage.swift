@@ -12,7 +12,7 @@ import FoundationNetworking
 ///
 /// The order is fixed (see ``ExchangePipeline``): the caller's stages (``ExchangeConfiguration/stages``), then the
 /// follow-ups (redirects, authentication challenges, restarting a resumed download that does not fit), then the
-/// bridge (cookies), then the transport.
+/// bridge (cookies, content decoding), then the cache, then the transport.
 ///
 /// ```swift
 /// struct RequestID: ExchangeStage {
@@ -72,16 +72,20 @@ public struct StageResponse: Sendable {
     public var transportResponse: TransportResponse
     /// How many redirects led to this response. Default 0.
     public var redirectCount: Int
+    /// Where the response came from: the network, or a cache (see ``CacheStage``). Default `.network`.
+    public var source: ResponseSource
 
     /// Creates a pipeline response.
     /// - Parameters:
     ///   - request: The request it answers.
     ///   - transportResponse: The response.
     ///   - redirectCount: Redirects followed to reach it. Default 0.
-    public init(request: URLRequest, transportResponse: TransportResponse, redirectCount: Int = 0) {
+    ///   - source: Where it came from. Default `.network`.
+    public init(request: URLRequest, transportResponse: TransportResponse, redirectCount: Int = 0, source: ResponseSource = .network) {
         self.request = request
         self.transportResponse = transportResponse
         self.redirectCount = redirectCount
+        self.source = source
     }
 
     /// The status line and header fields.

@@ -73,7 +73,6 @@ public class DataTask: SessionTask, @unchecked Sendable {
         let data = result.data ?? Data()
         body.withLock { $0 = data }
         serialize(result.response)
-        await manager.dataTaskWillCacheResponse(self, response: result.response, data: data)
         await finish(response: result.response, error: nil)
     }
 

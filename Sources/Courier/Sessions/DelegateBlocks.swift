@@ -54,8 +54,10 @@ extension URLSessionManager {
     public typealias DataTaskDidBecomeDownloadTaskBlock = @Sendable (URLSessionManager, DataTask, DownloadTask) -> Void
     /// A chunk of a data task's body: `(manager, task, data)`.
     public typealias DataTaskDidReceiveDataBlock = @Sendable (URLSessionManager, DataTask, Data) -> Void
-    /// A successful data task's response may be cached: `(manager, task, proposed)`; return the
-    /// response to store in ``SessionConfiguration/urlCache``, or `nil` to store nothing.
+    /// A data task's response is about to be stored in ``SessionConfiguration/urlCache`` (it may be stored by
+    /// RFC 9111, and its body was read to the end): `(manager, task, proposed)`; return the response to store (the
+    /// same or another), or `nil` to store nothing. The proposed response is as received (its body still compressed
+    /// when it came so).
     public typealias DataTaskWillCacheResponseBlock = @Sendable (URLSessionManager, DataTask, CachedURLResponse) -> CachedURLResponse?
     /// A download finished at a temporary location: `(manager, task, location)`; return where to
     /// move the file, or `nil` to leave it to the task's destination block.
@@ -125,8 +127,8 @@ extension URLSessionManager {
         blocks.withLock { $0.dataTaskDidReceiveData = block }
     }
 
-    /// Sets the block deciding what is cached. Default: the proposed response is stored when
-    /// ``SessionConfiguration/urlCache`` is set.
+    /// Sets the block deciding what is cached. Default: the proposed response is stored (when the session has a
+    /// ``SessionConfiguration/urlCache``).
     public func setDataTaskWillCacheResponseBlock(_ block: DataTaskWillCacheResponseBlock?) {
         blocks.withLock { $0.dataTaskWillCacheResponse = block }
     }

@@ -58,9 +58,10 @@ public struct SessionConfiguration: Sendable {
     /// Where credentials that worked are kept and looked up. Default: `CredentialStore.shared` for
     /// `.default`, a store of the session's own for `.ephemeral`. `nil` disables the store.
     public var urlCredentialStorage: CredentialStore?
-    /// The cache that the data-task will-cache block stores responses in. Default `nil`: nothing is
-    /// cached (Courier's engine has no HTTP cache of its own).
-    public var urlCache: URLCache?
+    /// The HTTP cache the session's requests are answered from and store responses in, by each request's
+    /// `cachePolicy` (see ``CacheStage``). Default: ``HTTPCache/shared`` for `.default`, a 4 MiB memory cache of the
+    /// session's own for `.ephemeral`; `nil` disables caching.
+    public var urlCache: HTTPCache?
     /// Decides which server certificates are trusted, enforced by the session's own transport
     /// during the TLS handshake. Default `SecurityPolicy.default`. Ignored when ``transport`` is set
     /// (configure that transport's policy instead).
@@ -78,18 +79,19 @@ public struct SessionConfiguration: Sendable {
     public init() {
         httpCookieStorage = CookieJar.processShared
         urlCredentialStorage = .shared
+        urlCache = .shared
     }
 
     /// The default configuration: process-wide cookie jar and credential store.
     public static var `default`: SessionConfiguration { SessionConfiguration() }
 
-    /// A configuration that shares nothing with other sessions: a cookie jar and a credential
-    /// store of its own, no cache. Courier never writes session state to disk, so nothing outlives
-    /// the session.
+    /// A configuration that shares nothing with other sessions: a cookie jar, a credential store and a memory-only
+    /// HTTP cache of its own. Nothing is written to disk, so nothing outlives the session.
     public static var ephemeral: SessionConfiguration {
         var configuration = SessionConfiguration()
         configuration.httpCookieStorage = CookieJar()
         configuration.urlCredentialStorage = CredentialStore()
+        configuration.urlCache = HTTPCache()
         return configuration
     }
 

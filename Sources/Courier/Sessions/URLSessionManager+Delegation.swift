@@ -49,18 +49,11 @@ extension URLSessionManager {
         delegateQueue.async { [self] in block(self, task, data) }
     }
 
-    /// Offers a successful response to the will-cache block and stores the answer in the
-    /// session's cache, if it has one.
-    func dataTaskWillCacheResponse(_ task: DataTask, response: HTTPURLResponse, data: Data) async {
-        let block = blocks.withLock { $0.dataTaskWillCacheResponse }
-        let cache = configuration.urlCache
-        guard block != nil || cache != nil, (200..<300).contains(response.statusCode),
-              let request = task.currentRequest else { return }
-        await onDelegateQueue { [self] in
-            let proposed = CachedURLResponse(response: response, data: data)
-            let chosen = block.map { $0(self, task, proposed) } ?? proposed
-            if let chosen, let cache { cache.storeCachedResponse(chosen, for: request) }
-        }
+    /// The will-cache block's answer to a response the cache stage is about to store (on the delegate queue), or the
+    /// proposed response when no block is set.
+    func dataTaskWillCacheResponse(_ task: DataTask, proposed: CachedURLResponse) async -> CachedURLResponse? {
+        guard let block = blocks.withLock({ $0.dataTaskWillCacheResponse }) else { return proposed }
+        return await onDelegateQueue { [self] in block(self, task, proposed) }
     }
 
     /// The did-finish-downloading block, then the task's destination: where the file goes, or

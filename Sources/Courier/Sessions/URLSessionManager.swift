@@ -205,6 +205,12 @@ open class URLSessionManager: @unchecked Sendable {
             guard let self, let task else { return .performDefaultHandling }
             return await taskDidReceiveChallenge(task, challenge)
         }
+        if let dataTask = task as? DataTask, exchange.cache != nil {
+            exchange.willCacheResponse = { [weak self, weak dataTask] proposed in
+                guard let self, let dataTask else { return proposed }
+                return await dataTaskWillCacheResponse(dataTask, proposed: proposed)
+            }
+        }
         return exchange
     }
 
@@ -215,6 +221,7 @@ open class URLSessionManager: @unchecked Sendable {
         exchange.cookieJar = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
         exchange.credentialStore = configuration.urlCredentialStorage
         exchange.contentDecoding = configuration.contentDecoding
+        exchange.cache = configuration.urlCache
         return exchange
     }
 

@@ -39,6 +39,9 @@ struct RequestOptions: ParsableArguments {
     @Flag(help: "Exit with 3 when the response status is 400 or above.")
     var checkStatus = false
 
+    @Option(help: ArgumentHelp("Keep responses in an HTTP cache in this directory (RFC 9111), so a fresh response is not fetched again by a later run. Default: no cache.", valueName: "directory"))
+    var cache: String?
+
     @OptionGroup(title: "TLS")
     var tls: TLSOptions
 

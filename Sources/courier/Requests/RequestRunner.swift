@@ -29,8 +29,15 @@ struct RequestRunner {
             return
         }
 
+        let cache: HTTPCache?
+        do {
+            cache = try options.cache.map { try HTTPCache(directory: URL(fileURLWithPath: $0)) }
+        } catch {
+            throw CLIFailure.usage("--cache: \(error)")
+        }
         let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
         var configuration = ExchangeConfiguration(transport: transport)
+        configuration.cache = cache
         configuration.cookieJar = CookieJar()
         configuration.followsRedirects = options.follow
         configuration.maximumRedirects = options.maxRedirects

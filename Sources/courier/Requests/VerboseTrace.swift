@@ -15,6 +15,12 @@ struct VerboseTrace {
         var lines: [String] = []
         let transactions = metrics.transactions
         for (index, transaction) in transactions.enumerated() {
+            if transaction.isFromCache, let response = transaction.response {
+                lines.append("* answered from the cache (--cache); nothing was sent")
+                lines += Self.responseHead(response, version: transaction.httpVersion).map { "< " + $0 }
+                lines.append("<")
+                continue
+            }
             lines += Self.requestHead(transaction.request).map { "> " + $0 }
             lines.append(">")
             if transaction.staleConnectionRetries > 0 {
@@ -34,6 +40,9 @@ struct VerboseTrace {
                     lines.append("* answering the \(scheme) challenge with the -u credential")
                 }
             }
+        }
+        if metrics.responseSource == .revalidated {
+            lines.append("* the server confirmed the stored response (304): it is served from the cache")
         }
         lines += timingLines
         return lines

@@ -141,6 +141,17 @@ enum HTTPBinServer {
             .flatMap { $0.host == nil ? nil : $0 }
     }
 
+    /// gunicorn's access log (scripts/httpbin-test-server).
+    static var accessLogPath: String? { ExternalServers.httpbin.variables["COURIER_HTTPBIN_ACCESS_LOG"] }
+
+    /// The access log's lines that contain `probe`, after giving gunicorn a moment to write the last one.
+    static func accessLog(probe: String) async throws -> [String] {
+        let path = try #require(accessLogPath)
+        try await Task.sleep(for: .milliseconds(300))
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return text.split(separator: "\n").map(String.init).filter { $0.contains(probe) }
+    }
+
     /// Starts httpbin if needed; whether it runs.
     static func isRunning() async -> Bool {
         await ExternalServers.httpbin.isRunning() && base != nil

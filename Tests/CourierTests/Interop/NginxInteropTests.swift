@@ -315,6 +315,8 @@ enum NginxInterop {
         let acceptEncoding: String?
         /// The response's Content-Encoding header, nil when absent.
         let contentEncoding: String?
+        /// The request's If-None-Match header, nil when absent.
+        let ifNoneMatch: String?
         let description: String
 
         /// The first byte asked for by a `bytes=N-` range.
@@ -339,13 +341,14 @@ enum NginxInterop {
             self.ifRange = header(ifRange)
             acceptEncoding = header(headers["ae"])
             contentEncoding = header(headers["ce"])
+            ifNoneMatch = header(headers["inm"])
             description = line
         }
 
         /// The `key="value"` pairs of `log_format courier`, in their fixed order (values may hold quotes and spaces,
         /// as an `If-Range` entity tag does, so each value ends where the next key begins).
         private static func quotedValues(_ text: String) -> [String: String] {
-            let keys = ["range", "if_range", "ae", "ce"]
+            let keys = ["range", "if_range", "ae", "ce", "inm"]
             var values: [String: String] = [:]
             var rest = Substring(text)
             for (index, key) in keys.enumerated() {

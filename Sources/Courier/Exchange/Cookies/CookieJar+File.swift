@@ -1,13 +1,7 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// A cookie jar on disk: JSON (`{"format": "courier-cookies", "version": 1, "cookies": [...]}`), written atomically
-/// (a new file beside the old one, synced, then renamed over it, so a crash leaves one or the other whole) and
-/// readable by its owner only (mode 0600: cookies are credentials).
+/// A cookie jar on disk: JSON (`{"format": "courier-cookies", "version": 1, "cookies": [...]}`), replaced atomically
+/// and readable by its owner only (mode 0600: cookies are credentials; see `PrivateFile`).
 extension CookieJar {
     /// Loads the cookies of a file written by ``write(to:includingSessionCookies:now:)``; expired ones are skipped.
     /// - Throws: ``CookieJarFileError`` when the file cannot be read, is not a Courier cookie file, or holds a cookie
@@ -61,7 +55,11 @@ extension CookieJar {
         } catch {
             throw CookieJarFileError(url: url, reason: "cannot be encoded (\(error))")
         }
-        try Self.replaceAtomically(url, with: data)
+        do throws(PrivateFile.Failure) {
+            try PrivateFile.replace(url, with: data)
+        } catch {
+            throw CookieJarFileError(url: url, reason: "cannot be written (\(error.reason))")
+        }
     }
 
     /// Why `cookie` could not have been set by a server, or `nil` when it could.
@@ -82,46 +80,6 @@ extension CookieJar {
         }
         return nil
     }
-
-    /// Writes `data` to a new file beside `url` (mode 0600 from its creation), syncs it, and renames it over `url`.
-    private static func replaceAtomically(_ url: URL, with data: Data) throws {
-        let path = url.path
-        let temporary = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else {
-            throw CookieJarFileError(url: url, reason: "cannot be written (\(String(cString: strerror(errno))))")
-        }
-        var failure: String?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = systemWrite(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
-        close(descriptor)
-        if failure == nil, rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
-        if let failure {
-            unlink(temporary)
-            throw CookieJarFileError(url: url, reason: "cannot be written (\(failure))")
-        }
-    }
-}
-
-/// `write(2)` (the jar's own `write(to:)` hides the plain name).
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-    #if canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
-    #else
-    Darwin.write(descriptor, bytes, count)
-    #endif
 }
 
 /// The JSON document of a cookie jar file.

@@ -1,0 +1,140 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Entries as files in one directory (one file per key, mode 0600 in a 0700 directory), least recently used
+/// evicted first once their sizes pass the capacity; it survives the process.
+///
+/// A file is replaced atomically (see `PrivateFile`), so a reader sees the old entry or the new one whole; a file torn
+/// by a crash (or changed by anyone) fails its checksum and is deleted when next read. Each
+/// process keeps its own index of sizes and last uses (from the files' modification times at start), so several
+/// processes may share a directory; their evictions then only approximate the capacity.
+final class DiskCacheStore: Sendable {
+    let directory: URL
+    /// The most bytes of files kept.
+    let capacity: Int
+
+    private struct State {
+        var files: [String: (size: Int, lastUse: Date)] = [:]
+        var size = 0
+    }
+
+    private let state = Mutex(State())
+    private static let suffix = ".entry"
+
+    /// Opens (creating when needed) the store in `directory`.
+    /// - Throws: ``HTTPCacheError`` when the directory cannot be created or listed.
+    init(directory: URL, capacity: Int) throws {
+        self.directory = directory
+        self.capacity = Swift.max(0, capacity)
+        let manager = FileManager.default
+        do {
+            try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw HTTPCacheError(reason: "cannot create the cache directory \(directory.path) (\(error.localizedDescription))")
+        }
+        let names: [String]
+        do {
+            names = try manager.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw HTTPCacheError(reason: "cannot list the cache directory \(directory.path) (\(error.localizedDescription))")
+        }
+        var index = State()
+        let staleTemporary = Date().addingTimeInterval(-3600)
+        for name in names {
+            let path = directory.appendingPathComponent(name).path
+            guard let attributes = try? manager.attributesOfItem(atPath: path) else { continue }
+            let modified = attributes[.modificationDate] as? Date ?? .distantPast
+            if name.hasPrefix(PrivateFile.temporaryPrefix) {
+                // Left by a process that stopped mid-write (a live writer's is younger).
+                if modified < staleTemporary { unlink(path) }
+                continue
+            }
+            guard name.hasSuffix(Self.suffix), let size = (attributes[.size] as? NSNumber)?.intValue else { continue }
+            index.files[String(name.dropLast(Self.suffix.count))] = (size, modified)
+            index.size += size
+        }
+        state.withLock { $0 = index }
+        evict()
+    }
+
+    /// The bytes of the files this process knows of.
+    var size: Int { state.withLock { $0.size } }
+
+    func entry(for key: String) -> CachedEntry? {
+        guard state.withLock({ $0.files[key] != nil }) else { return nil }
+        let url = fileURL(key)
+        guard let data = try? Data(contentsOf: url) else {
+            forget(key)
+            return nil
+        }
+        guard let entry = try? CachedEntryFile.decode(data) else {
+            // Torn or corrupt: discarded, never served.
+            remove(key)
+            return nil
+        }
+        let now = Date()
+        state.withLock { $0.files[key]?.lastUse = now }
+        // The modification time carries the last use to the next process.
+        try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: url.path)
+        return entry
+    }
+
+    /// Writes `entry`; an entry larger than the whole capacity is not kept (and replaces nothing).
+    func store(_ entry: CachedEntry, for key: String) {
+        guard let data = try? CachedEntryFile.encode(entry), data.count <= capacity else { return }
+        do throws(PrivateFile.Failure) {
+            try PrivateFile.replace(fileURL(key), with: data)
+        } catch {
+            return
+        }
+        state.withLock { state in
+            if let old = state.files[key] { state.size -= old.size }
+            state.files[key] = (data.count, Date())
+            state.size += data.count
+        }
+        evict()
+    }
+
+    func remove(_ key: String) {
+        forget(key)
+        unlink(fileURL(key).path)
+    }
+
+    func removeAll() {
+        let keys = state.withLock { state -> [String] in
+            defer { state = State() }
+            return Array(state.files.keys)
+        }
+        for key in keys { unlink(fileURL(key).path) }
+    }
+
+    private func forget(_ key: String) {
+        state.withLock { state in
+            if let old = state.files.removeValue(forKey: key) { state.size -= old.size }
+        }
+    }
+
+    /// Deletes the least recently used files until the rest fit (the files are deleted outside the lock).
+    private func evict() {
+        let victims = state.withLock { state -> [String] in
+            guard state.size > capacity else { return [] }
+            var victims: [String] = []
+            for (key, file) in state.files.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where state.size > capacity {
+                victims.append(key)
+                state.files[key] = nil
+                state.size -= file.size
+            }
+            return victims
+        }
+        for key in victims { unlink(fileURL(key).path) }
+    }
+
+    private func fileURL(_ key: String) -> URL {
+        directory.appendingPathComponent(key + Self.suffix)
+    }
+}
