@@ -12,12 +12,13 @@ import Darwin
 /// uploads (a file read 128 KiB at a time into `.stream`), and its `FileDownloadDelegate` for
 /// downloads to a file.
 final class AsyncHTTPClientClient: BenchLibraryClient {
-    private let client: HTTPClient
+    private let client = makeHTTPClient()
 
-    init() {
+    /// The engine as the raw clients use it: NIO's shared event loops, redirects not followed (as Courier's transport).
+    static func makeHTTPClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     func get(_ url: URL) async throws -> Int {

@@ -6,31 +6,15 @@ import Synchronization
 
 /// Raw AsyncHTTPClient through its delegate API (`execute(request:delegate:)`), GETs only: the floor of any
 /// client built on that API, to tell the engine path's cost from the cost of the layers above it.
-final class AsyncHTTPClientDelegateClient: BenchLibraryClient {
-    private let client: HTTPClient
-
-    init() {
-        var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .disallow
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }
+final class AsyncHTTPClientDelegateClient: GetOnlyBenchClient {
+    let name = "ahc-delegate"
+    private let client = AsyncHTTPClientClient.makeHTTPClient()
 
     func get(_ url: URL) async throws -> Int {
         let request = try HTTPClient.Request(url: url.absoluteString)
         return try await client.execute(request: request, delegate: CountingDelegate()).futureResult.get()
     }
 
-    func downloadDiscarding(_ url: URL) async throws -> Int {
-        throw BenchUsageError("ahc-delegate measures GETs only")
-    }
-
-    func download(_ url: URL, to file: URL) async throws -> Int {
-        throw BenchUsageError("ahc-delegate measures GETs only")
-    }
-
-    func upload(_ file: URL, to url: URL) async throws -> Int {
-        throw BenchUsageError("ahc-delegate measures GETs only")
-    }
 
     func shutdown() async throws {
         try await client.shutdown()

@@ -27,6 +27,20 @@ extension BenchLibraryClient {
     }
 }
 
+/// A client that measures small GETs only; the transfer workloads fail with a usage error naming it.
+protocol GetOnlyBenchClient: BenchLibraryClient {
+    /// The library's name in the error.
+    var name: String { get }
+}
+
+extension GetOnlyBenchClient {
+    func downloadDiscarding(_ url: URL) async throws -> Int { throw refusal }
+    func download(_ url: URL, to file: URL) async throws -> Int { throw refusal }
+    func upload(_ file: URL, to url: URL) async throws -> Int { throw refusal }
+
+    private var refusal: BenchUsageError { BenchUsageError("\(name) measures GETs only") }
+}
+
 /// A response that was not 2xx.
 struct BenchStatusError: Error, CustomStringConvertible {
     let status: Int

@@ -6,11 +6,12 @@ import FoundationNetworking
 
 /// Courier's lower layers on their own, to see what each costs: one `Exchange` per request
 /// (memory sink) or the bare transport (`send`, then the body collected).
-final class CourierLayerClient: BenchLibraryClient {
+final class CourierLayerClient: GetOnlyBenchClient {
     enum Layer { case exchange, transport }
 
     private let transport = AsyncHTTPClientTransport()
     private let layer: Layer
+    var name: String { layer == .exchange ? "courier-exchange" : "courier-transport" }
 
     init(layer: Layer) {
         self.layer = layer
@@ -27,17 +28,6 @@ final class CourierLayerClient: BenchLibraryClient {
         }
     }
 
-    func downloadDiscarding(_ url: URL) async throws -> Int {
-        throw BenchUsageError("the layer clients measure GETs only")
-    }
-
-    func download(_ url: URL, to file: URL) async throws -> Int {
-        throw BenchUsageError("the layer clients measure GETs only")
-    }
-
-    func upload(_ file: URL, to url: URL) async throws -> Int {
-        throw BenchUsageError("the layer clients measure GETs only")
-    }
 
     func shutdown() async throws {
         try await transport.shutdown()

@@ -6,7 +6,8 @@ import FoundationNetworking
 
 /// Courier through `HTTPRequestOperationManager` (operations on an `OperationQueue`), with the
 /// HTTP response serializer. Only GETs: the other workloads go through the session client.
-final class CourierOperationClient: BenchLibraryClient {
+final class CourierOperationClient: GetOnlyBenchClient {
+    let name = "courier-operation"
     private let manager: HTTPRequestOperationManager
 
     init() {
@@ -26,17 +27,6 @@ final class CourierOperationClient: BenchLibraryClient {
         }
     }
 
-    func downloadDiscarding(_ url: URL) async throws -> Int {
-        throw BenchUsageError("courier-operation measures GETs only")
-    }
-
-    func download(_ url: URL, to file: URL) async throws -> Int {
-        throw BenchUsageError("courier-operation measures GETs only")
-    }
-
-    func upload(_ file: URL, to url: URL) async throws -> Int {
-        throw BenchUsageError("courier-operation measures GETs only")
-    }
 
     func shutdown() async throws {
         manager.operationQueue.cancelAllOperations()

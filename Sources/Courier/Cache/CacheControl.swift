@@ -22,6 +22,7 @@ struct CacheControl: Equatable, Sendable {
     /// The directives of every `Cache-Control` field value given; a `Pragma: no-cache` without `Cache-Control`
     /// counts as `no-cache` (RFC 9111 §5.4, for HTTP/1.0 peers).
     init(cacheControl values: [String], pragma: [String] = []) {
+        if values.isEmpty, pragma.isEmpty { return }
         for value in values {
             for (name, argument) in Self.directives(in: value) {
                 switch name {
@@ -41,41 +42,53 @@ struct CacheControl: Equatable, Sendable {
         if values.isEmpty, pragma.contains(where: { $0.lowercased().contains("no-cache") }) { noCache = true }
     }
 
-    /// `name[=argument]` pairs, names lower-cased, arguments unquoted; commas inside quotes do not split.
+    /// `name[=argument]` pairs, names lower-cased, arguments unquoted; commas inside quotes do not split. Scans the
+    /// UTF-8 bytes once (it runs for every response a cache sees).
     static func directives(in value: String) -> [(String, String?)] {
+        let bytes = Array(value.utf8)
         var result: [(String, String?)] = []
-        var current = ""
+        var start = 0
+        var index = 0
         var inQuotes = false
-        var escaped = false
-        func flush() {
-            let part = current.trimmingCharacters(in: .whitespaces)
-            current = ""
-            guard !part.isEmpty else { return }
-            if let equals = part.firstIndex(of: "=") {
-                let name = part[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-                var argument = part[part.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-                if argument.count >= 2, argument.hasPrefix("\""), argument.hasSuffix("\"") {
-                    argument = String(argument.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
-                }
-                result.append((name, argument))
-            } else {
-                result.append((part.lowercased(), nil))
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+        func flush(_ end: Int) {
+            var low = start, high = end
+            while low < high, isSpace(bytes[low]) { low += 1 }
+            while high > low, isSpace(bytes[high - 1]) { high -= 1 }
+            guard low < high else { return }
+            var equals = low
+            while equals < high, bytes[equals] != UInt8(ascii: "=") { equals += 1 }
+            var nameEnd = equals
+            while nameEnd > low, isSpace(bytes[nameEnd - 1]) { nameEnd -= 1 }
+            // Directive names are ASCII tokens: lower-case them byte by byte.
+            let name = String(decoding: bytes[low..<nameEnd].map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+            guard equals < high else {
+                result.append((name, nil))
+                return
             }
+            var argumentStart = equals + 1
+            while argumentStart < high, isSpace(bytes[argumentStart]) { argumentStart += 1 }
+            var argument = String(decoding: bytes[argumentStart..<high], as: UTF8.self)
+            if high - argumentStart >= 2, bytes[argumentStart] == UInt8(ascii: "\""), bytes[high - 1] == UInt8(ascii: "\"") {
+                argument = String(argument.dropFirst().dropLast()).replacingOccurrences(of: "\\\"", with: "\"")
+            }
+            result.append((name, argument))
         }
-        for character in value {
-            if escaped {
-                escaped = false
-            } else if character == "\\" && inQuotes {
-                escaped = true
-            } else if character == "\"" {
-                inQuotes.toggle()
-            } else if character == "," && !inQuotes {
-                flush()
+        while index < bytes.count {
+            let byte = bytes[index]
+            if inQuotes, byte == UInt8(ascii: "\\") {
+                index += 2
                 continue
             }
-            current.append(character)
+            if byte == UInt8(ascii: "\"") {
+                inQuotes.toggle()
+            } else if byte == UInt8(ascii: ","), !inQuotes {
+                flush(index)
+                start = index + 1
+            }
+            index += 1
         }
-        flush()
+        flush(Swift.min(index, bytes.count))
         return result
     }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -18,6 +19,7 @@ final class DiskCacheStore: Sendable {
     /// The most bytes of files kept.
     let capacity: Int
 
+    /// Files by name (the hash of their key), with their sizes and last uses.
     private struct State {
         var files: [String: (size: Int, lastUse: Date)] = [:]
         var size = 0
@@ -66,19 +68,21 @@ final class DiskCacheStore: Sendable {
     var size: Int { state.withLock { $0.size } }
 
     func entry(for key: String) -> CachedEntry? {
-        guard state.withLock({ $0.files[key] != nil }) else { return nil }
-        let url = fileURL(key)
+        let name = Self.fileName(for: key)
+        guard state.withLock({ $0.files[name] != nil }) else { return nil }
+        let url = directory.appendingPathComponent(name + Self.suffix)
         guard let data = try? Data(contentsOf: url) else {
-            forget(key)
+            forget(name)
             return nil
         }
         guard let entry = try? CachedEntryFile.decode(data) else {
             // Torn or corrupt: discarded, never served.
-            remove(key)
+            forget(name)
+            unlink(url.path)
             return nil
         }
         let now = Date()
-        state.withLock { $0.files[key]?.lastUse = now }
+        state.withLock { $0.files[name]?.lastUse = now }
         // The modification time carries the last use to the next process.
         try? FileManager.default.setAttributes([.modificationDate: now], ofItemAtPath: url.path)
         return entry
@@ -87,35 +91,37 @@ final class DiskCacheStore: Sendable {
     /// Writes `entry`; an entry larger than the whole capacity is not kept (and replaces nothing).
     func store(_ entry: CachedEntry, for key: String) {
         guard let data = try? CachedEntryFile.encode(entry), data.count <= capacity else { return }
+        let name = Self.fileName(for: key)
         do throws(PrivateFile.Failure) {
-            try PrivateFile.replace(fileURL(key), with: data)
+            try PrivateFile.replace(directory.appendingPathComponent(name + Self.suffix), with: data)
         } catch {
             return
         }
         state.withLock { state in
-            if let old = state.files[key] { state.size -= old.size }
-            state.files[key] = (data.count, Date())
+            if let old = state.files[name] { state.size -= old.size }
+            state.files[name] = (data.count, Date())
             state.size += data.count
         }
         evict()
     }
 
     func remove(_ key: String) {
-        forget(key)
-        unlink(fileURL(key).path)
+        let name = Self.fileName(for: key)
+        forget(name)
+        unlink(directory.appendingPathComponent(name + Self.suffix).path)
     }
 
     func removeAll() {
-        let keys = state.withLock { state -> [String] in
+        let names = state.withLock { state -> [String] in
             defer { state = State() }
             return Array(state.files.keys)
         }
-        for key in keys { unlink(fileURL(key).path) }
+        for name in names { unlink(directory.appendingPathComponent(name + Self.suffix).path) }
     }
 
-    private func forget(_ key: String) {
+    private func forget(_ name: String) {
         state.withLock { state in
-            if let old = state.files.removeValue(forKey: key) { state.size -= old.size }
+            if let old = state.files.removeValue(forKey: name) { state.size -= old.size }
         }
     }
 
@@ -124,17 +130,25 @@ final class DiskCacheStore: Sendable {
         let victims = state.withLock { state -> [String] in
             guard state.size > capacity else { return [] }
             var victims: [String] = []
-            for (key, file) in state.files.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where state.size > capacity {
-                victims.append(key)
-                state.files[key] = nil
+            for (name, file) in state.files.sorted(by: { $0.value.lastUse < $1.value.lastUse }) where state.size > capacity {
+                victims.append(name)
+                state.files[name] = nil
                 state.size -= file.size
             }
             return victims
         }
-        for key in victims { unlink(fileURL(key).path) }
+        for name in victims { unlink(directory.appendingPathComponent(name + Self.suffix).path) }
     }
 
-    private func fileURL(_ key: String) -> URL {
-        directory.appendingPathComponent(key + Self.suffix)
+    /// The file name (without suffix) of `key`: its SHA-256 in hex, short and safe whatever the URL.
+    static func fileName(for key: String) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var name = [UInt8]()
+        name.reserveCapacity(64)
+        for byte in SHA256.hash(data: Data(key.utf8)) {
+            name.append(digits[Int(byte >> 4)])
+            name.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: name, as: UTF8.self)
     }
 }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Synchronization
 #if canImport(FoundationNetworking)
@@ -105,11 +104,11 @@ public final class HTTPCache: Sendable {
         disk?.store(entry, for: key)
     }
 
-    /// The storage key of `url`: a hash of the URL without its fragment (file names stay short and safe).
+    /// The storage key of `url`: the URL without its fragment (the disk store names its files by a hash of it).
     static func key(for url: URL) -> String {
-        var text = url.absoluteString
-        if let hash = text.firstIndex(of: "#") { text = String(text[..<hash]) }
-        return SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        let text = url.absoluteString
+        guard let hash = text.firstIndex(of: "#") else { return text }
+        return String(text[..<hash])
     }
 }
 

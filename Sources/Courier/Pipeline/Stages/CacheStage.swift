@@ -43,13 +43,21 @@ public struct CacheStage: ExchangeStage {
             invalidateAfterUnsafe(method: method, url: url, response: response)
             return response
         }
-        let control = CacheControl(
-            cacheControl: Self.values("Cache-Control", in: urlRequest), pragma: Self.values("Pragma", in: urlRequest)
-        )
-        let ownConditions = ["If-None-Match", "If-Modified-Since", "If-Range", "Range", "If-Match", "If-Unmodified-Since"]
-        guard request.body == nil, !ownConditions.contains(where: { urlRequest.value(forHTTPHeaderField: $0) != nil }) else {
-            return try await next(request)
+        // One pass over the request's fields (each `value(forHTTPHeaderField:)` would scan them all again).
+        var cacheControl: [String] = []
+        var pragma: [String] = []
+        var hasOwnConditions = false
+        for (name, value) in urlRequest.allHTTPHeaderFields ?? [:] {
+            if name.isHeaderName("Cache-Control") {
+                cacheControl.append(value)
+            } else if name.isHeaderName("Pragma") {
+                pragma.append(value)
+            } else if Self.ownConditions.contains(where: { name.isHeaderName($0) }) {
+                hasOwnConditions = true
+            }
         }
+        guard request.body == nil, !hasOwnConditions else { return try await next(request) }
+        let control = CacheControl(cacheControl: cacheControl, pragma: pragma)
         let now = Date()
         let stored = cache.entry(for: url).flatMap { Self.matchesVary($0, urlRequest) ? $0 : nil }
 
@@ -184,9 +192,8 @@ public struct CacheStage: ExchangeStage {
             && Set(entry.varyNames).isSubset(of: Set(entry.selectingHeaders.keys))
     }
 
-    private static func values(_ name: String, in request: URLRequest) -> [String] {
-        request.value(forHTTPHeaderField: name).map { [$0] } ?? []
-    }
+    /// Headers that make a request the caller's own conditional or partial one, which the cache leaves alone.
+    private static let ownConditions = ["If-None-Match", "If-Modified-Since", "If-Range", "Range", "If-Match", "If-Unmodified-Since"]
 }
 
 /// Where an exchange's final response came from.
