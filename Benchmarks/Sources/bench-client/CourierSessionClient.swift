@@ -16,7 +16,14 @@ final class CourierSessionClient: BenchLibraryClient {
 
     init(style: Style) {
         self.style = style
-        manager = HTTPSessionManager(baseURL: nil)
+        // COURIER_BENCH_BARE=1 measures the pipeline without the cache and content decoding stages, to show what
+        // they cost (the default configuration has both).
+        var configuration = SessionConfiguration.default
+        if ProcessInfo.processInfo.environment["COURIER_BENCH_BARE"] == "1" {
+            configuration.urlCache = nil
+            configuration.contentDecoding = nil
+        }
+        manager = HTTPSessionManager(baseURL: nil, configuration: configuration)
         manager.responseSerializer = HTTPResponseSerializer()
         manager.completionQueue = DispatchQueue(label: "bench.completion", attributes: .concurrent)
     }
