@@ -143,6 +143,24 @@ struct CacheStageTests {
         #expect(revalidated.metrics.responseSource == .revalidated)
     }
 
+    @Test func theRequestsOwnDirectivesCount() async throws {
+        let stub = Self.server([("Cache-Control", "max-age=60"), ("ETag", "\"d\"")], notModifiedWhen: "\"d\"")
+        let cache = HTTPCache()
+        let nothing = await #expect(throws: URLError.self) {
+            try await Self.get(stub, cache: cache, headers: ["Cache-Control": "only-if-cached"])
+        }
+        #expect(nothing?.code == .resourceUnavailable)
+        #expect(stub.requests.isEmpty)
+        _ = try await Self.get(stub, cache: cache, headers: ["Cache-Control": "no-store"])
+        #expect(cache.entry(for: Self.url) == nil, "a request's no-store stores nothing")
+        _ = try await Self.get(stub, cache: cache)
+        let cached = try await Self.get(stub, cache: cache, headers: ["Cache-Control": "only-if-cached"])
+        #expect(cached.metrics.responseSource == .cache)
+        let revalidated = try await Self.get(stub, cache: cache, headers: ["Cache-Control": "max-age=0"])
+        #expect(revalidated.metrics.responseSource == .revalidated)
+        #expect(stub.requests.count == 3)
+    }
+
     @Test func theHookDecidesWhatIsStored() async throws {
         let stub = Self.server([("Cache-Control", "max-age=60")])
         let cache = HTTPCache()

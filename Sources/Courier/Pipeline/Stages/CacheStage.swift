@@ -15,6 +15,10 @@ import FoundationNetworking
 ///   `URLError(.resourceUnavailable)` and nothing is sent.
 /// - `.reloadRevalidatingCacheData`: a stored response with a validator is always revalidated.
 ///
+/// A request's own `Cache-Control` counts under `.useProtocolCachePolicy`: `no-cache` and `max-age=0` revalidate,
+/// `max-stale`, `min-fresh` and `max-age` bound the age accepted, `no-store` stores nothing, and `only-if-cached`
+/// answers from the cache or fails with `URLError(.resourceUnavailable)` without sending anything.
+///
 /// A response is stored once its body has been read to the end (a body that fails or is abandoned is not), after
 /// ``willStore`` has seen it. Requests with their own conditional headers, ranges or bodies pass by.
 public struct CacheStage: ExchangeStage {
@@ -81,6 +85,16 @@ public struct CacheStage: ExchangeStage {
             if let stored, stored.hasValidator { return try await revalidate(stored, request, control: control, next: next) }
             return try await fetch(request, control: control, next: next)
         default:
+            if control.onlyIfCached {
+                // RFC 9111 §5.2.1.7: a stored response that satisfies the request, or nothing from the network.
+                if let stored, Freshness.isFresh(stored, for: control, now: now) {
+                    return try answer(from: stored, to: urlRequest, now: now, source: .cache)
+                }
+                throw URLError(.resourceUnavailable, userInfo: [
+                    NSURLErrorFailingURLErrorKey: url,
+                    NSLocalizedDescriptionKey: "No usable stored response for \(url.absoluteString), and the request says only-if-cached.",
+                ])
+            }
             guard let stored else { return try await fetch(request, control: control, next: next) }
             if Freshness.isFresh(stored, for: control, now: now) {
                 return try answer(from: stored, to: urlRequest, now: now, source: .cache)
