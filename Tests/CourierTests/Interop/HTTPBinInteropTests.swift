@@ -144,10 +144,19 @@ enum HTTPBinServer {
     /// gunicorn's access log (scripts/httpbin-test-server).
     static var accessLogPath: String? { ExternalServers.httpbin.variables["COURIER_HTTPBIN_ACCESS_LOG"] }
 
-    /// The access log's lines that contain `probe`, after giving gunicorn a moment to write the last one.
-    static func accessLog(probe: String) async throws -> [String] {
+    /// The access log's lines that contain `probe`, once there are at least `count` (gunicorn writes a line just
+    /// after the response; waited for up to 5 s), plus a moment for a line that should not come.
+    static func accessLog(probe: String, count: Int) async throws -> [String] {
         let path = try #require(accessLogPath)
-        try await Task.sleep(for: .milliseconds(300))
+        let deadline = ContinuousClock.now + .seconds(5)
+        var lines: [String] = []
+        while ContinuousClock.now < deadline {
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            lines = text.split(separator: "\n").map(String.init).filter { $0.contains(probe) }
+            if lines.count >= count { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: .milliseconds(100))
         let text = try String(contentsOfFile: path, encoding: .utf8)
         return text.split(separator: "\n").map(String.init).filter { $0.contains(probe) }
     }
