@@ -142,13 +142,6 @@ final class DiskCacheStore: Sendable {
 
     /// The file name (without suffix) of `key`: its SHA-256 in hex, short and safe whatever the URL.
     static func fileName(for key: String) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var name = [UInt8]()
-        name.reserveCapacity(64)
-        for byte in SHA256.hash(data: Data(key.utf8)) {
-            name.append(digits[Int(byte >> 4)])
-            name.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: name, as: UTF8.self)
+        SHA256.hash(data: Data(key.utf8)).hexString
     }
 }

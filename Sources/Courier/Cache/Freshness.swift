@@ -9,10 +9,10 @@ enum Freshness {
 
     /// The freshness lifetime in seconds: `max-age`, else `Expires` − `Date`, else 10 % of the time since
     /// `Last-Modified` (at most a day), else 0.
-    static func lifetime(of entry: CachedEntry) -> TimeInterval {
+    static func lifetime(of entry: CachedEntry, date: Date? = nil) -> TimeInterval {
         let control = entry.cacheControl
         if let maxAge = control.maxAge { return TimeInterval(maxAge) }
-        let date = entry.value("Date").flatMap(HTTPDate.parse) ?? entry.responseTime
+        let date = date ?? Self.date(of: entry)
         if let expiresText = entry.value("Expires") {
             // An invalid Expires (such as "0") means already expired.
             guard let expires = HTTPDate.parse(expiresText) else { return 0 }
@@ -24,9 +24,14 @@ enum Freshness {
         return 0
     }
 
+    /// The response's `Date`, or when it arrived when it has none (or an unreadable one).
+    static func date(of entry: CachedEntry) -> Date {
+        entry.value("Date").flatMap(HTTPDate.parse) ?? entry.responseTime
+    }
+
     /// The current age in seconds (RFC 9111 §4.2.3).
-    static func age(of entry: CachedEntry, now: Date) -> TimeInterval {
-        let date = entry.value("Date").flatMap(HTTPDate.parse) ?? entry.responseTime
+    static func age(of entry: CachedEntry, now: Date, date: Date? = nil) -> TimeInterval {
+        let date = date ?? Self.date(of: entry)
         let ageValue = entry.value("Age").flatMap { CacheControl.seconds($0.trimmingCharacters(in: .whitespaces)) } ?? 0
         let apparentAge = Swift.max(0, entry.responseTime.timeIntervalSince(date))
         let responseDelay = Swift.max(0, entry.responseTime.timeIntervalSince(entry.requestTime))
@@ -38,8 +43,10 @@ enum Freshness {
     static func isFresh(_ entry: CachedEntry, for request: CacheControl, now: Date) -> Bool {
         let control = entry.cacheControl
         if control.noCache || request.noCache { return false }
-        let lifetime = lifetime(of: entry)
-        let age = age(of: entry, now: now)
+        // The Date header is parsed once for both (a parse makes DateFormatters).
+        let date = date(of: entry)
+        let lifetime = lifetime(of: entry, date: date)
+        let age = age(of: entry, now: now, date: date)
         if let maxAge = request.maxAge, age > TimeInterval(maxAge) { return false }
         let wanted = TimeInterval(request.minFresh ?? 0)
         if lifetime - age > wanted { return true }
