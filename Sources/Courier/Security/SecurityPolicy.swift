@@ -71,7 +71,12 @@ public final class SecurityPolicy: Sendable {
     /// modes. Default: empty, or the `.cer` files of `Bundle.main` with ``init(pinningMode:)``.
     public var pinnedCertificates: Set<Data> {
         get { settings.withLock { $0.pinnedCertificates } }
-        set { settings.withLock { $0.pinnedCertificates = newValue } }
+        set {
+            settings.withLock {
+                $0.pinnedCertificates = newValue
+                requirementsRevisionCounter.add(1, ordering: .releasing)
+            }
+        }
     }
 
     /// Public keys pinned directly: DER SubjectPublicKeyInfo, or PEM `PUBLIC KEY` text (the format of
@@ -80,7 +85,12 @@ public final class SecurityPolicy: Sendable {
     /// Not an AFNetworking property.
     public var pinnedPublicKeys: Set<Data> {
         get { settings.withLock { $0.pinnedPublicKeys } }
-        set { settings.withLock { $0.pinnedPublicKeys = newValue } }
+        set {
+            settings.withLock {
+                $0.pinnedPublicKeys = newValue
+                requirementsRevisionCounter.add(1, ordering: .releasing)
+            }
+        }
     }
 
     /// Whether a chain that does not lead to a trusted root, or has expired or not-yet-valid certificates, is
@@ -144,7 +154,7 @@ public final class SecurityPolicy: Sendable {
     }
 
     /// Changes whenever ``tlsStackRequirements`` may have changed (``allowInvalidCertificates``,
-    /// ``trustedRootCertificates`` or ``validationDate`` written). Read it before ``tlsStackRequirements``: a later change is then seen on
+    /// ``trustedRootCertificates``, ``validationDate``, ``pinnedCertificates`` or ``pinnedPublicKeys`` written). Read it before ``tlsStackRequirements``: a later change is then seen on
     /// the next read.
     var tlsStackRequirementsRevision: UInt64 {
         requirementsRevisionCounter.load(ordering: .acquiring)
@@ -162,7 +172,7 @@ public final class SecurityPolicy: Sendable {
         guard evaluator.tlsStackRequirements == requirements else {
             return .rejected(reason: "the security policy changed after this connection's TLS settings were made")
         }
-        return await evaluator.evaluate(chain, forDomain: domain, chainVerifiedByTLSStack: requirements.verifiesChain)
+        return await evaluator.evaluate(chain, forDomain: domain, verifiedBy: requirements)
     }
 
     /// The verdict on `chain` (DER, leaf first) for a connection to `domain`, with the reason of a rejection.

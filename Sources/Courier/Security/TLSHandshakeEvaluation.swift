@@ -9,9 +9,12 @@ import NIOSSL
 /// (it verifies the path to a trusted root); ``verify(_:)`` then reads the peer's leaf certificate and asks the policy
 /// about the host and the pins. On rejection it closes the channel and fails with ``ServerTrustError``.
 ///
-/// Engine limit: SwiftNIO SSL exposes only the leaf through AsyncHTTPClient. Pins on the leaf, or on the certificate or
-/// key that signed the leaf, work; a pin on a certificate further up (a root above an intermediate) cannot be seen and
-/// is rejected (fail closed).
+/// Pins match anywhere in the validated chain: the leaf and the certificate or key that signed it are checked here;
+/// a pinned root (a self-signed certificate authority, or in `.publicKey` mode a trusted root whose key is pinned) is
+/// made the TLS stack's only trust anchor, so the handshake itself proves the chain leads to it. Engine limit: SwiftNIO
+/// SSL exposes only the leaf through AsyncHTTPClient, so a pin on an intermediate that did not sign the leaf (the
+/// middle of a chain of three or more) cannot be seen and is refused (fail closed), as is a bare public-key pin
+/// (without its certificate) of a system root.
 public struct TLSHandshakeEvaluation: Sendable {
     /// The policy consulted on every handshake (its settings at that moment).
     public let policy: SecurityPolicy
@@ -77,6 +80,20 @@ public struct TLSHandshakeEvaluation: Sendable {
         }
         guard case .rejected(let reason) = verdict else { return nil }
         return ServerTrustError(domain: domain, reason: reason)
+    }
+
+    /// `error` from a connection attempt, explained in the policy's terms: when the TLS stack's only anchors are the
+    /// pinned certificate authorities, its certificate verification failure means that the chain leads to none of
+    /// them, and becomes a ``ServerTrustError`` saying so. Any other error is returned unchanged.
+    public func explainingHandshakeFailure(_ error: any Error) -> any Error {
+        guard !requirements.pinnedAnchors.isEmpty, !(error is ServerTrustError),
+            TransportError.classify(error).0 == .serverCertificateUntrusted
+        else { return error }
+        let pinned = policy.pinningMode == .publicKey ? "whose public key is pinned" : "that is pinned"
+        return ServerTrustError(
+            domain: domain,
+            reason: "the certificate chain does not lead to a certificate authority \(pinned) (\(TransportError.classify(error).1))"
+        )
     }
 
     /// A closure for AsyncHTTPClient's connection debug initializers that runs ``verify(_:)``.

@@ -18,19 +18,57 @@ struct TrustEvaluator: Sendable {
     /// The platform's trust store; swift-certificates reads `/etc/ssl/certs/ca-certificates.crt` (or the Fedora path).
     var systemTrustRoots: CertificateStore = .systemTrustRoots
 
-    /// What the TLS stack verifies for these settings: the chain against the same roots, unless invalid certificates are allowed.
+    /// What the TLS stack verifies for these settings: the chain against the pinned certificate authorities when
+    /// there are any, else against the same roots as this evaluator, unless invalid certificates are allowed.
     var tlsStackRequirements: TLSStackRequirements {
         // The TLS stack checks dates against its own clock, so with a validation date the path is left to this evaluator.
-        TLSStackRequirements(verifiesChain: !allowInvalidCertificates && validationDate == nil, additionalTrustRoots: trustedRootCertificates)
+        guard validationDate == nil else {
+            return TLSStackRequirements(verifiesChain: false, additionalTrustRoots: [])
+        }
+        let anchors = pinnedAuthorities
+        if !anchors.isEmpty {
+            return TLSStackRequirements(pinnedAnchors: Set(anchors.compactMap { try? CertificateDecoding.derBytes(of: $0) }))
+        }
+        return TLSStackRequirements(verifiesChain: !allowInvalidCertificates, additionalTrustRoots: trustedRootCertificates)
+    }
+
+    /// The pins that can anchor a chain: pinned certificates that are self-signed certificate authorities (a root),
+    /// and in `.publicKey` mode also the policy's trusted roots whose key is pinned. A pin on such an authority is met
+    /// when the chain leads to it, which only the TLS stack can see (the engine hands over the leaf alone).
+    var pinnedAuthorities: [Certificate] {
+        guard pinningMode != .none else { return [] }
+        let pinned = Self.certificates(in: pinnedCertificates)
+        var authorities = pinned.filter(Self.isSelfSignedAuthority)
+        if pinningMode == .publicKey {
+            let pinnedKeys = Set(
+                (pinned.map(\.publicKey) + pinnedPublicKeys.flatMap { CertificateDecoding.publicKeys(fromDERorPEM: $0) })
+                    .compactMap { try? CertificateDecoding.subjectPublicKeyInfo(of: $0) }
+            )
+            authorities += Self.certificates(in: trustedRootCertificates).filter { root in
+                guard Self.isSelfSignedAuthority(root), !authorities.contains(root),
+                    let key = try? CertificateDecoding.subjectPublicKeyInfo(of: root)
+                else { return false }
+                return pinnedKeys.contains(key)
+            }
+        }
+        return authorities
+    }
+
+    /// A certificate authority that issued its own certificate: the top of a chain, a trust anchor.
+    private static func isSelfSignedAuthority(_ certificate: Certificate) -> Bool {
+        guard certificate.subject == certificate.issuer,
+            case .isCertificateAuthority = try? certificate.extensions.basicConstraints
+        else { return false }
+        return certificate.publicKey.isValidSignature(certificate.signature, for: certificate)
     }
 
     /// Evaluates `chain` (DER, leaf first, as the server sent it) for a connection to `domain`.
     ///
-    /// - Parameter chainVerifiedByTLSStack: true when the TLS stack has already built and verified the chain
-    ///   (signatures, dates, constraints) against exactly the roots this policy trusts, as with the configuration
-    ///   from ``TLSStackRequirements``; the chain may then be only the leaf, and only the host and the pins remain to
-    ///   be checked here.
-    func evaluate(_ chain: [Data], forDomain domain: String?, chainVerifiedByTLSStack: Bool = false) async -> ServerTrustEvaluation {
+    /// - Parameter tlsStack: the requirements the TLS stack verified the chain with (this evaluator's own), or nil
+    ///   when it did not. When they verify the chain (signatures, dates, constraints against exactly the roots this
+    ///   policy trusts, or against its pinned authorities), the chain may be only the leaf, and only the host and the
+    ///   pins remain to be checked here.
+    func evaluate(_ chain: [Data], forDomain domain: String?, verifiedBy tlsStack: TLSStackRequirements? = nil) async -> ServerTrustEvaluation {
         if domain != nil, allowInvalidCertificates, validatesDomainName, pinningMode == .none || !hasPins {
             return .rejected(
                 reason: "refusing to validate a domain name on a certificate that may be invalid without pinning "
@@ -43,6 +81,10 @@ struct TrustEvaluator: Sendable {
         case .failure(let rejection): return rejection.evaluation
         }
         let host = validatesDomainName ? domain : nil
+        if let tlsStack, !tlsStack.pinnedAnchors.isEmpty {
+            return await evaluateChainAnchoredOnPins(presented, host: host, anchors: tlsStack.pinnedAnchors)
+        }
+        let chainVerifiedByTLSStack = tlsStack?.verifiesChain ?? false
 
         var validatedChain: [Certificate] = []
         if !allowInvalidCertificates {
@@ -80,6 +122,29 @@ struct TrustEvaluator: Sendable {
         }
         // The path is already verified: anchor the leaf itself so that only the host is checked.
         return await Self.validate([leaf], roots: CertificateStore([leaf]), host: host, pathAlreadyVerified: true, at: validationDate)
+    }
+
+    /// The TLS stack verified that the chain leads to one of the pinned authorities `anchors`, so a pin is met; left:
+    /// the host name, and, unless invalid certificates are allowed, that the pinned authorities are trusted roots
+    /// themselves (AFNetworking's first check; the handshake does not tell which of them the chain reached, so all).
+    private func evaluateChainAnchoredOnPins(_ presented: [Certificate], host: String?, anchors: Set<Data>) async -> ServerTrustEvaluation {
+        guard let leaf = presented.first else { return .rejected(reason: "the server presented no certificate") }
+        if host != nil,
+            case .failure(let rejection) = await Self.validate([leaf], roots: CertificateStore([leaf]), host: host, pathAlreadyVerified: true, at: validationDate)
+        {
+            return rejection.evaluation
+        }
+        guard !allowInvalidCertificates else { return .trusted }
+        let roots = systemTrustRoots.appending(contentsOf: Self.certificates(in: trustedRootCertificates))
+        for anchor in Self.certificates(in: anchors) {
+            if case .failure(let rejection) = await Self.validate([anchor], roots: roots, host: nil, pathAlreadyVerified: false, at: validationDate) {
+                return .rejected(
+                    reason: "the pinned certificate authority \"\(anchor.subject)\" is not trusted by the system or the policy's "
+                        + "trusted roots (\(rejection.reason)); add it to trustedRootCertificates or allow invalid certificates"
+                )
+            }
+        }
+        return .trusted
     }
 
     /// The pinned certificates are the only anchors; the chain must validate against them and include one of them.

@@ -48,10 +48,12 @@ extension AsyncHTTPClientTransport {
         /// ``SecurityPolicy/allowInvalidCertificates`` later makes new connections for later requests, while pins and
         /// host checking apply to every new connection as they are when it is made.
         ///
-        /// Engine limit: AsyncHTTPClient hands Courier only the server's leaf certificate after the handshake. A pin
-        /// (certificate or public key) on the leaf or on the certificate that signed it works; a pin on a certificate
-        /// further up, such as a root above an intermediate, cannot be seen and the connection is refused (fails
-        /// closed). In `.certificate` mode a pinned CA certificate must be the leaf's direct issuer.
+        /// Pins (certificate or public key) match the leaf, the certificate that signed it, and the root the chain
+        /// leads to: a pinned root becomes the TLS stack's only trust anchor for that policy, so the handshake proves
+        /// the chain reaches it (with pinned roots, a chain to any other root is refused, even if it carries another
+        /// pinned certificate). Engine limit: AsyncHTTPClient hands Courier only the server's leaf certificate after
+        /// the handshake, so a pin on an intermediate that did not sign the leaf cannot be seen and the connection is
+        /// refused (fails closed); see ``TLSHandshakeEvaluation``.
         public var securityPolicy: SecurityPolicy = .default
         /// Policies for particular hosts (keys are host names or IP addresses as they appear in URLs, matched without
         /// regard to case), overriding ``securityPolicy`` for those hosts. Default: empty. Not an AFNetworking feature.

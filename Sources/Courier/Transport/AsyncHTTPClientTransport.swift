@@ -161,7 +161,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             _ = connections.finish(ticket)
             // A request racing ``shutdown()`` can meet a connection the shutdown is closing; it was cancelled by it.
-            throw TransportError.urlError(for: clients.isShutDown ? HTTPClientError.alreadyShutdown : error, url: url)
+            throw TransportError.urlError(for: clients.isShutDown ? HTTPClientError.alreadyShutdown : client.explaining(error), url: url)
         }
         let connection = connections.finish(ticket)
         let version = "HTTP/\(head.version.major).\(head.version.minor)"

@@ -16,6 +16,13 @@ final class EngineClientPool: Sendable {
     struct EngineClient: Sendable {
         let client: HTTPClient
         let connections: ConnectionEstablishmentTracker
+        /// The security policy's check of this client's HTTPS connections; nil for plain HTTP.
+        var evaluation: TLSHandshakeEvaluation? = nil
+
+        /// `error` in the policy's terms (see ``TLSHandshakeEvaluation/explainingHandshakeFailure(_:)``).
+        func explaining(_ error: any Error) -> any Error {
+            evaluation?.explainingHandshakeFailure(error) ?? error
+        }
     }
 
     private struct Key: Hashable {
@@ -194,7 +201,8 @@ final class EngineClientPool: Sendable {
                         verifier: Self.recording(connections, after: Self.verifier(for: evaluation, then: configuration.connectionVerifier))
                     )
                 ),
-                connections: connections
+                connections: connections,
+                evaluation: evaluation
             )
             state.entries[key] = Entry(
                 policy: policy, requirementsRevision: revision, requirements: evaluation.requirements, client: client

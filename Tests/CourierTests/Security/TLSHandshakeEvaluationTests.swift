@@ -92,11 +92,15 @@ struct TLSHandshakeEvaluationTests {
         }
     }
 
-    @Test func pinOnARootAboveTheIntermediateFailsClosed() async throws {
+    /// The pinned root is the TLS stack's only anchor, so the handshake proves the chain reaches it.
+    @Test func pinOnTheRootAboveTheIntermediatePasses() async throws {
         let pki = try TestPKI()
-        let policy = TestPKI.policy(.certificate, pins: [pki.root], trustedRoots: [pki.root])
-        let outcome = try await handshake(serving: [pki.leaf, pki.intermediate], evaluation: TLSHandshakeEvaluation(policy: policy, domain: TestPKI.host))
-        #expect(outcome.error is ServerTrustError)
+        for mode in [SSLPinningMode.certificate, .publicKey] {
+            let policy = TestPKI.policy(mode, pins: [pki.root], trustedRoots: [pki.root])
+            let outcome = try await handshake(serving: [pki.leaf, pki.intermediate], evaluation: TLSHandshakeEvaluation(policy: policy, domain: TestPKI.host))
+            #expect(outcome.error == nil, "\(mode): \(String(describing: outcome.error))")
+            #expect(outcome.channelOpen)
+        }
     }
 
     @Test func selfSignedServerWithAllowInvalidAndACertificatePin() async throws {
