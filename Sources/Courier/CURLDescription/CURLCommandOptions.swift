@@ -42,6 +42,12 @@ public struct CURLCommandOptions: Sendable {
     public var clientCertificateFile: String?
     /// The PEM file of the client certificate's private key (`--key path`). Default `nil`.
     public var clientKeyFile: String?
+    /// The proxy, as curl takes it (`--proxy url`; an empty string turns the environment's proxies off). Default `nil`.
+    public var proxy: String?
+    /// The hosts reached without the proxy (`--noproxy list`). Default `nil`.
+    public var noProxy: String?
+    /// The Unix domain socket to connect to (`--unix-socket path`). Default `nil`.
+    public var unixSocketPath: String?
 
     /// Options that add nothing to the command line.
     public init() {}

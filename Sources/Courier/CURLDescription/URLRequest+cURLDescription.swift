@@ -98,6 +98,15 @@ extension URLRequest {
         if let key = options.clientKeyFile {
             words += ["--key", ShellQuoting.quote(key)]
         }
+        if let proxy = options.proxy {
+            words += ["--proxy", ShellQuoting.quote(proxy)]
+        }
+        if let noProxy = options.noProxy {
+            words += ["--noproxy", ShellQuoting.quote(noProxy)]
+        }
+        if let socket = options.unixSocketPath {
+            words += ["--unix-socket", ShellQuoting.quote(socket)]
+        }
         return words
     }
 }

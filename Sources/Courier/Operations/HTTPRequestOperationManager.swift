@@ -22,6 +22,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         var requestSerializer: HTTPRequestSerializer = HTTPRequestSerializer()
         var responseSerializer: any URLResponseSerialization = JSONResponseSerializer()
         var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
+        var proxy: ProxyConfiguration?
         var credential: URLCredential?
         var shouldUseCredentialStorage = true
         var reachabilityManager: NetworkReachabilityManager?
@@ -71,6 +72,13 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     public var securityPolicy: SecurityPolicy {
         get { settings.withLock { $0.securityPolicy } }
         set { settings.withLock { $0.securityPolicy = newValue } }
+    }
+
+    /// Given to every operation: the proxies its request goes through (see ``ProxyConfiguration``). Default `nil`
+    /// (directly); `try .fromEnvironment()` for the environment's `http_proxy` and the like. Courier's addition.
+    public var proxy: ProxyConfiguration? {
+        get { settings.withLock { $0.proxy } }
+        set { settings.withLock { $0.proxy = newValue } }
     }
 
     /// Given to every operation for authentication challenges from its request's own origin (see
@@ -130,6 +138,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         let operation = HTTPRequestOperation(request: request)
         operation.responseSerializer = current.responseSerializer
         operation.securityPolicy = current.securityPolicy
+        operation.proxy = current.proxy
         operation.credential = current.credential
         operation.shouldUseCredentialStorage = current.shouldUseCredentialStorage
         operation.completionQueue = current.completionQueue

@@ -32,6 +32,7 @@ struct OperationStorage: Sendable {
     var cookieJar: CookieJar? = .processShared
     var cache: HTTPCache? = .shared
     var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
+    var proxy: ProxyConfiguration?
     var transport: (any HTTPTransport)?
     var stages: [any ExchangeStage] = []
     var completionQueue: DispatchQueue?

@@ -13,16 +13,22 @@ public enum OperationTransport {
     /// The transport for operations using ``defaultSecurityPolicy``.
     public static var shared: any HTTPTransport { transport(for: defaultSecurityPolicy) }
 
-    private static let pools = Mutex<[ObjectIdentifier: any HTTPTransport]>([:])
+    private struct Key: Hashable {
+        let policy: ObjectIdentifier
+        let proxy: ProxyConfiguration?
+    }
 
-    /// The shared transport enforcing `policy`, created on first use and kept for the life of the
-    /// process (policies are compared by identity, so reuse a policy instance across operations).
-    public static func transport(for policy: SecurityPolicy) -> any HTTPTransport {
+    private static let pools = Mutex<[Key: any HTTPTransport]>([:])
+
+    /// The shared transport enforcing `policy` through `proxy` (default: none), created on first use and kept for
+    /// the life of the process (policies are compared by identity, so reuse a policy instance across operations).
+    public static func transport(for policy: SecurityPolicy, proxy: ProxyConfiguration? = nil) -> any HTTPTransport {
         pools.withLock { pools in
-            let key = ObjectIdentifier(policy)
+            let key = Key(policy: ObjectIdentifier(policy), proxy: proxy)
             if let existing = pools[key] { return existing }
             var settings = DefaultTransport.Settings()
             settings.securityPolicy = policy
+            settings.proxy = proxy
             let transport = DefaultTransport.make(settings)
             pools[key] = transport
             return transport

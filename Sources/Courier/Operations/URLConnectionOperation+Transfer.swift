@@ -148,7 +148,7 @@ extension URLConnectionOperation {
             storage.withLock { $0.buffer = Data() }
         }
 
-        var configuration = ExchangeConfiguration(transport: snapshot.transport ?? OperationTransport.transport(for: snapshot.securityPolicy))
+        var configuration = ExchangeConfiguration(transport: snapshot.transport ?? OperationTransport.transport(for: snapshot.securityPolicy, proxy: snapshot.proxy))
         switch destination {
         case .file(let url):
             configuration.sink = .file(url, offset: resumption == nil ? 0 : kept)

@@ -66,6 +66,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
                 fresh.cookieJar = original.cookieJar
                 fresh.cache = original.cache
                 fresh.securityPolicy = original.securityPolicy
+                fresh.proxy = original.proxy
                 fresh.transport = original.transport
                 fresh.stages = original.stages
             }
@@ -197,8 +198,16 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
         set { storage.withLock { $0.securityPolicy = newValue } }
     }
 
-    /// The transport to use instead of ``OperationTransport/transport(for:)`` with
-    /// ``securityPolicy``. Default `nil`. Courier's addition (for tests and custom engines).
+    /// The proxies the operation's request goes through (see ``ProxyConfiguration``). Default `nil`: directly.
+    /// Operations with the same policy instance and equal proxy settings share a connection pool. Ignored when
+    /// ``transport`` is set. Courier's addition (AFNetworking had the system's proxy settings).
+    public var proxy: ProxyConfiguration? {
+        get { storage.withLock { $0.proxy } }
+        set { storage.withLock { $0.proxy = newValue } }
+    }
+
+    /// The transport to use instead of ``OperationTransport/transport(for:proxy:)`` with
+    /// ``securityPolicy`` and ``proxy``. Default `nil`. Courier's addition (for tests and custom engines).
     public var transport: (any HTTPTransport)? {
         get { storage.withLock { $0.transport } }
         set { storage.withLock { $0.transport = newValue } }

@@ -69,6 +69,15 @@ public struct SessionConfiguration: Sendable {
     /// Policies for particular hosts (host names or IP addresses as they appear in URLs), overriding
     /// ``securityPolicy`` for those hosts. Default: empty. Ignored when ``transport`` is set.
     public var securityPolicies: [String: SecurityPolicy] = [:]
+    /// The proxies the session's requests go through (see ``ProxyConfiguration``). Default `nil`: every request
+    /// connects directly; `try .fromEnvironment()` uses the environment's `http_proxy`, `https_proxy`, `all_proxy`
+    /// and `no_proxy` as curl does. Ignored when ``transport`` is set. Courier's addition (URLSession reads the
+    /// system's settings; here they are asked for explicitly).
+    public var proxy: ProxyConfiguration?
+    /// The Unix domain socket every request of the session is sent over, whatever the URL's host (as curl's
+    /// `--unix-socket`); the URL's host still goes into `Host`. Default `nil`. Ignored when ``transport`` is set.
+    /// For one request at a time, use an `http+unix://` URL instead (see ``AsyncHTTPClientTransport``).
+    public var unixSocketPath: String?
     /// The transport every task of the session uses. Default `nil`: the session makes one
     /// default transport (``AsyncHTTPClientTransport``) of its own from the settings above and shuts it down when the
     /// session is invalidated. A transport given here is shared and never shut down by the session.
@@ -104,6 +113,8 @@ public struct SessionConfiguration: Sendable {
         settings.connectionWaitTimeout = connectionWaitTimeout
         settings.securityPolicy = securityPolicy
         settings.securityPolicies = securityPolicies
+        settings.proxy = proxy
+        settings.unixSocketPath = unixSocketPath
         return settings
     }
 

@@ -61,6 +61,22 @@ extension AsyncHTTPClientTransport {
         /// The certificate chain and key presented to servers that request a client certificate (mutual TLS).
         /// Default: `nil` (no client certificate). Not an AFNetworking feature.
         public var clientCertificate: ClientCertificate?
+        /// The proxies requests go through, by scheme, with hosts that bypass them. Default `nil`: every request
+        /// connects directly (the environment's `http_proxy` and the like are read only when asked, with
+        /// ``ProxyConfiguration/fromEnvironment(_:)``).
+        ///
+        /// `http://` requests go to an HTTP proxy in absolute form (`GET http://origin/path`), with
+        /// `Proxy-Authorization: Basic` when it has credentials; `https://` requests go through a `CONNECT` tunnel
+        /// (credentials on the `CONNECT`), and through a SOCKS5 proxy both go in a tunnel. In a tunnel the TLS
+        /// handshake is with the origin, so ``securityPolicy`` and its pins apply to the origin's certificate, never
+        /// to the proxy. A proxy answering 407 fails the request with ``ProxyError/authenticationRequired(proxy:credentialsWereSent:)``
+        /// (`URLError(.userAuthenticationRequired)`), one refusing a tunnel with ``ProxyError/tunnelRefused(proxy:target:)``.
+        public var proxy: ProxyConfiguration?
+        /// The Unix domain socket every request is sent over, whatever its URL's host (curl's `--unix-socket`): the
+        /// URL's host and port still go into `Host`. Plain HTTP only (an `https` URL fails with
+        /// `URLError(.unsupportedURL)`); no proxy applies. Default `nil`. One request can also name its socket in an
+        /// `http+unix://<percent-encoded socket path>/path` URL (AsyncHTTPClient's form), sent with `Host: localhost`.
+        public var unixSocketPath: String?
         /// An extra handshake hook: called on every new connection after the TLS handshake and after the security
         /// policy accepted it, before the connection carries a request; a failed future closes the connection and
         /// fails the request. Default `nil`.
@@ -69,12 +85,27 @@ extension AsyncHTTPClientTransport {
         /// Creates the default configuration.
         public init() {}
 
-        /// The engine configuration of one client: `tls` for HTTPS and `verifier` on every new connection.
+        /// The engine configuration of one client: `tls` for HTTPS and `verifier` on every new connection; through
+        /// `proxy` when given, as the engine's own proxy (a tunnel) unless `forwardsPlainHTTP` (requests are then
+        /// sent to the proxy itself in absolute form).
         func makeClientConfiguration(
             tls: TLSConfiguration,
-            verifier: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>
+            verifier: @escaping @Sendable (any Channel) -> EventLoopFuture<Void>,
+            proxy: ProxyServer? = nil,
+            forwardsPlainHTTP: Bool = false
         ) -> HTTPClient.Configuration {
             var configuration = HTTPClient.Configuration()
+            if let proxy, !forwardsPlainHTTP {
+                switch proxy.kind {
+                case .http:
+                    configuration.proxy = .server(
+                        host: proxy.host, port: proxy.port,
+                        authorization: proxy.credentials.map { .basic(username: $0.user, password: $0.password) }
+                    )
+                case .socks5:
+                    configuration.proxy = .socksServer(host: proxy.host, port: proxy.port)
+                }
+            }
             configuration.tlsConfiguration = tls
             configuration.redirectConfiguration = .disallow
             configuration.decompression = .disabled
@@ -89,7 +120,9 @@ extension AsyncHTTPClientTransport {
             // Every connection is checked (the policy, the caller's hook) before it carries a request, and gets a
             // guard that stops response heads the engine would trap on (see ResponseHeadGuard).
             configuration.http1_1ConnectionDebugInitializer = { channel in
-                verifier(channel).flatMap { ResponseHeadGuard.install(onHTTP1Connection: channel) }
+                let checked = verifier(channel).flatMap { ResponseHeadGuard.install(onHTTP1Connection: channel) }
+                guard forwardsPlainHTTP else { return checked }
+                return checked.flatMap { AbsoluteFormRequestWriter.install(onHTTP1Connection: channel) }
             }
             configuration.http2ConnectionDebugInitializer = verifier
             configuration.http2StreamChannelDebugInitializer = { channel in

@@ -161,9 +161,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             _ = connections.finish(ticket)
             // A request racing ``shutdown()`` can meet a connection the shutdown is closing; it was cancelled by it.
-            throw TransportError.urlError(for: clients.isShutDown ? HTTPClientError.alreadyShutdown : client.explaining(error), url: url)
+            throw TransportError.urlError(for: clients.isShutDown ? HTTPClientError.alreadyShutdown : client.explaining(error, target: target), url: url)
         }
         let connection = connections.finish(ticket)
+        if head.status == .proxyAuthenticationRequired, let proxy = client.proxy, client.forwardsThroughProxy {
+            delegate.cancel()
+            throw TransportError.urlError(
+                for: ProxyError.authenticationRequired(proxy: proxy.description, credentialsWereSent: proxy.credentials != nil), url: url
+            )
+        }
         let version = "HTTP/\(head.version.major).\(head.version.minor)"
         guard let response = HTTPURLResponse.received(
             url: url, statusCode: Int(head.status.code), httpVersion: version, fields: head.headers
@@ -216,6 +222,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             }
             headers.add(name: name, value: value)
         }
+        var engineURL = request.url
+        if target.isUnixSocket {
+            // The engine names no host for a socket; HTTP/1.1 needs one (curl sends "localhost" too).
+            if !headers.contains(name: "Host") { headers.add(name: "Host", value: "localhost") }
+        } else if let socketPath = configuration.unixSocketPath {
+            engineURL = try Self.overUnixSocket(request.url, target: target, socketPath: socketPath, headers: &headers)
+        } else if client.forwardsThroughProxy, let proxy = client.proxy {
+            engineURL = try Self.forwarding(request.url, target: target, through: proxy, headers: &headers)
+        }
         let body = request.body.map { body in
             let threadPool = self.threadPool
             let loop = clients.eventLoop(for: target)
@@ -228,12 +243,74 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             }
         }
         let engineRequest = try HTTPClient.Request(
-            url: request.url,
+            url: engineURL,
             method: HTTPMethod(rawValue: request.method.uppercased()),
             headers: headers,
             body: body
         )
         return (engineRequest, client)
+    }
+}
+
+extension AsyncHTTPClientTransport {
+    /// The URL the engine connects to for a plain-HTTP request forwarded by an HTTP proxy: the proxy's address with
+    /// the request's path and query. The origin goes into `Host` (from which ``AbsoluteFormRequestWriter`` rebuilds
+    /// the absolute target), and the proxy's credentials into `Proxy-Authorization` unless the caller set one.
+    static func forwarding(
+        _ url: URL, target: RequestURLCheck.Target, through proxy: ProxyServer, headers: inout HTTPHeaders
+    ) throws -> URL {
+        addOriginHost(target, to: &headers)
+        if let credentials = proxy.credentials, !headers.contains(name: "Proxy-Authorization") {
+            headers.add(name: "Proxy-Authorization", value: credentials.headerValue)
+        }
+        let proxyHost = proxy.host.contains(":") ? "[\(proxy.host)]" : proxy.host
+        return try rebased(url, onto: "http://\(proxyHost):\(proxy.port)")
+    }
+
+    /// The URL the engine connects to for a request sent over the Unix domain socket at `socketPath` (the
+    /// configuration's ``Configuration/unixSocketPath``): `http+unix` with the request's path and query, the
+    /// origin in `Host`. Plain HTTP only.
+    static func overUnixSocket(
+        _ url: URL, target: RequestURLCheck.Target, socketPath: String, headers: inout HTTPHeaders
+    ) throws -> URL {
+        guard target.scheme == "http" else {
+            throw URLError(.unsupportedURL, userInfo: [
+                NSURLErrorFailingURLErrorKey: url,
+                NSLocalizedDescriptionKey: "HTTPS over a Unix domain socket is not supported; use an http:// URL with the socket (\(url.absoluteString)).",
+            ])
+        }
+        guard !socketPath.isEmpty, socketPath.utf8.count <= RequestURLCheck.maximumSocketPathLength else {
+            throw URLError(.badURL, userInfo: [
+                NSURLErrorFailingURLErrorKey: url,
+                NSLocalizedDescriptionKey: "The Unix socket path \(socketPath.debugDescription) is empty or longer than \(RequestURLCheck.maximumSocketPathLength) bytes.",
+            ])
+        }
+        addOriginHost(target, to: &headers)
+        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        guard let encodedPath = socketPath.addingPercentEncoding(withAllowedCharacters: unreserved) else {
+            throw URLError(.badURL, userInfo: [NSURLErrorFailingURLErrorKey: url])
+        }
+        return try rebased(url, onto: "\(RequestURLCheck.Target.unixSocketScheme)://\(encodedPath)")
+    }
+
+    /// `Host: origin[:port]` unless the caller set one.
+    private static func addOriginHost(_ target: RequestURLCheck.Target, to headers: inout HTTPHeaders) {
+        guard !headers.contains(name: "Host") else { return }
+        let host = target.host.contains(":") ? "[\(target.host)]" : target.host
+        let defaultPort = target.scheme == "https" ? 443 : 80
+        headers.add(name: "Host", value: target.port == defaultPort ? host : "\(host):\(target.port)")
+    }
+
+    /// `url`'s path and query after `base` (a scheme and an authority).
+    private static func rebased(_ url: URL, onto base: String) throws -> URL {
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        var pathAndQuery = components?.percentEncodedPath ?? ""
+        if pathAndQuery.isEmpty { pathAndQuery = "/" }
+        if let query = components?.percentEncodedQuery { pathAndQuery += "?" + query }
+        guard let rebased = URL(string: base + pathAndQuery) else {
+            throw URLError(.badURL, userInfo: [NSURLErrorFailingURLErrorKey: url])
+        }
+        return rebased
     }
 }
 

@@ -11,6 +11,8 @@ enum DefaultTransport {
         var connectionWaitTimeout: TimeInterval = 300
         var securityPolicy: SecurityPolicy = .default
         var securityPolicies: [String: SecurityPolicy] = [:]
+        var proxy: ProxyConfiguration?
+        var unixSocketPath: String?
     }
 
     /// A new transport with its own connection pool; its owner shuts it down.
@@ -22,6 +24,8 @@ enum DefaultTransport {
         configuration.connectionWaitTimeout = settings.connectionWaitTimeout
         configuration.securityPolicy = settings.securityPolicy
         configuration.securityPolicies = settings.securityPolicies
+        configuration.proxy = settings.proxy
+        configuration.unixSocketPath = settings.unixSocketPath
         return AsyncHTTPClientTransport(configuration: configuration)
     }
 }

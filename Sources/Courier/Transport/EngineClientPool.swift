@@ -4,8 +4,9 @@ import NIOCore
 import NIOSSL
 import Synchronization
 
-/// The `HTTPClient`s of one ``AsyncHTTPClientTransport``: one for plain HTTP, and one per (security policy instance,
-/// its TLS stack requirements, host) for HTTPS, all on the same event loop group.
+/// The `HTTPClient`s of one ``AsyncHTTPClientTransport``: one for plain HTTP, one per proxy for plain HTTP through it,
+/// and one per (security policy instance, its TLS stack requirements, host, proxy) for HTTPS, all on the same event
+/// loop group. The engine's proxy setting is client-wide, hence a client per proxy.
 ///
 /// AsyncHTTPClient's connection hooks are client-wide and do not know the host, so enforcing a policy (which checks
 /// the host name) needs a client per host; keying by policy identity means two policies never share a connection.
@@ -18,16 +19,33 @@ final class EngineClientPool: Sendable {
         let connections: ConnectionEstablishmentTracker
         /// The security policy's check of this client's HTTPS connections; nil for plain HTTP.
         var evaluation: TLSHandshakeEvaluation? = nil
+        /// The proxy this client's connections go through, if any.
+        var proxy: ProxyServer? = nil
 
-        /// `error` in the policy's terms (see ``TLSHandshakeEvaluation/explainingHandshakeFailure(_:)``).
-        func explaining(_ error: any Error) -> any Error {
-            evaluation?.explainingHandshakeFailure(error) ?? error
+        /// Whether requests go to an HTTP proxy that forwards them (plain HTTP): the request's URL must then name the
+        /// proxy, and its `Host` header the origin (see ``AbsoluteFormRequestWriter``).
+        var forwardsThroughProxy: Bool { evaluation == nil && proxy?.kind == .http }
+
+        /// `error` in the policy's and the proxy's terms (see
+        /// ``TLSHandshakeEvaluation/explainingHandshakeFailure(_:)``): a `CONNECT` refused with 407 or otherwise
+        /// becomes a ``ProxyError``.
+        func explaining(_ error: any Error, target: RequestURLCheck.Target) -> any Error {
+            if let proxy, let engineError = error as? HTTPClientError {
+                if engineError == .proxyAuthenticationRequired {
+                    return ProxyError.authenticationRequired(proxy: proxy.description, credentialsWereSent: proxy.credentials != nil)
+                }
+                if engineError == .invalidProxyResponse {
+                    return ProxyError.tunnelRefused(proxy: proxy.description, target: "\(target.host):\(target.port)")
+                }
+            }
+            return evaluation?.explainingHandshakeFailure(error) ?? error
         }
     }
 
     private struct Key: Hashable {
         let policy: ObjectIdentifier
         let host: String
+        let proxy: ProxyServer?
     }
 
     private struct Entry {
@@ -40,6 +58,8 @@ final class EngineClientPool: Sendable {
 
     private struct State {
         var entries: [Key: Entry] = [:]
+        /// Plain-HTTP clients, one per proxy.
+        var proxiedPlainClients: [ProxyServer: EngineClient] = [:]
         /// Clients replaced after their policy's requirements changed; kept (finishing their requests) until shutdown.
         var retired: [EngineClient] = []
         var isShutDown = false
@@ -77,14 +97,46 @@ final class EngineClientPool: Sendable {
         )
     }
 
-    /// The client for a request to `target`.
+    /// The client for a request to `target`: through the proxy the configuration picks for it, if any.
     /// - Throws: `HTTPClientError.alreadyShutdown` after ``shutdown()``.
     func client(for target: RequestURLCheck.Target) throws -> EngineClient {
+        // A configured Unix domain socket carries every request, so no proxy applies.
+        let proxy = configuration.unixSocketPath == nil
+            ? configuration.proxy?.proxy(forScheme: target.scheme, host: target.host, port: target.port) : nil
         guard target.scheme == "https" else {
-            guard !state.withLock({ $0.isShutDown }) else { throw HTTPClientError.alreadyShutdown }
-            return plainClient
+            guard let proxy else {
+                guard !state.withLock({ $0.isShutDown }) else { throw HTTPClientError.alreadyShutdown }
+                return plainClient
+            }
+            return try plainClient(through: proxy)
         }
-        return try client(forHTTPSHost: target.host)
+        return try client(forHTTPSHost: target.host, proxy: proxy)
+    }
+
+    /// The client for plain-HTTP requests through `proxy`, made on first use.
+    private func plainClient(through proxy: ProxyServer) throws -> EngineClient {
+        let configuration = self.configuration
+        let group = eventLoopGroup
+        return try state.withLock { state throws -> EngineClient in
+            guard !state.isShutDown else { throw HTTPClientError.alreadyShutdown }
+            if let client = state.proxiedPlainClients[proxy] { return client }
+            let connections = ConnectionEstablishmentTracker(isSecure: false)
+            let client = EngineClient(
+                client: HTTPClient(
+                    eventLoopGroup: group,
+                    configuration: configuration.makeClientConfiguration(
+                        tls: configuration.tlsConfiguration,
+                        verifier: Self.recording(connections, after: configuration.connectionVerifier),
+                        proxy: proxy,
+                        forwardsPlainHTTP: proxy.kind == .http
+                    )
+                ),
+                connections: connections,
+                proxy: proxy
+            )
+            state.proxiedPlainClients[proxy] = client
+            return client
+        }
     }
 
     /// The event loop that runs the requests to `target` and their connections: always the same one for an origin.
@@ -112,10 +164,10 @@ final class EngineClientPool: Sendable {
     /// The client for HTTPS requests to `host`, made on first use.
     /// - Throws: `HTTPClientError.alreadyShutdown` after ``shutdown()``; SwiftNIO SSL's error when a trust root of the
     ///   policy cannot be loaded.
-    func client(forHTTPSHost rawHost: String) throws -> EngineClient {
+    func client(forHTTPSHost rawHost: String, proxy: ProxyServer? = nil) throws -> EngineClient {
         let host = Self.normalized(rawHost)
         let policy = policy(forHost: host)
-        let key = Key(policy: ObjectIdentifier(policy), host: host)
+        let key = Key(policy: ObjectIdentifier(policy), host: host, proxy: proxy)
         let revision = policy.tlsStackRequirementsRevision
         let current = state.withLock { state -> EngineClient? in
             guard let entry = state.entries[key], entry.requirementsRevision == revision else { return nil }
@@ -169,7 +221,8 @@ final class EngineClientPool: Sendable {
         return state.withLock { state in
             guard !state.isShutDown else { return [] }
             state.isShutDown = true
-            let clients = [plainClient] + state.entries.values.map(\.client) + state.retired
+            let clients = [plainClient] + state.proxiedPlainClients.values + state.entries.values.map(\.client) + state.retired
+            state.proxiedPlainClients = [:]
             state.entries = [:]
             state.retired = []
             return clients.map(\.client)
@@ -198,11 +251,14 @@ final class EngineClientPool: Sendable {
                     eventLoopGroup: group,
                     configuration: configuration.makeClientConfiguration(
                         tls: try Self.tlsConfiguration(for: evaluation, configuration: configuration),
-                        verifier: Self.recording(connections, after: Self.verifier(for: evaluation, then: configuration.connectionVerifier))
+                        verifier: Self.recording(connections, after: Self.verifier(for: evaluation, then: configuration.connectionVerifier)),
+                        proxy: key.proxy,
+                        forwardsPlainHTTP: false
                     )
                 ),
                 connections: connections,
-                evaluation: evaluation
+                evaluation: evaluation,
+                proxy: key.proxy
             )
             state.entries[key] = Entry(
                 policy: policy, requirementsRevision: revision, requirements: evaluation.requirements, client: client

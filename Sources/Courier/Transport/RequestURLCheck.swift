@@ -27,20 +27,34 @@ enum RequestURLCheck {
     }
 
     /// The URL's checked connection target: its scheme (lower-cased), its host as given and its port.
+    /// For `http+unix` the host is the socket's path (percent-decoded) and the port 0.
     struct Target: Equatable {
         let scheme: String
         let host: String
         let port: Int
+
+        /// Whether the target is a Unix domain socket (`http+unix`).
+        var isUnixSocket: Bool { scheme == Self.unixSocketScheme }
+
+        /// AsyncHTTPClient's scheme for HTTP over a Unix domain socket: `http+unix://<percent-encoded path>/path`.
+        static let unixSocketScheme = "http+unix"
     }
 
-    /// Checks `url` for an `http` or `https` request.
+    /// The longest socket path the kernel takes (`sun_path` holds 108 bytes with its terminating NUL on Linux,
+    /// 104 on Apple platforms).
+    static let maximumSocketPathLength = 103
+
+    /// Checks `url` for an `http`, `https` or `http+unix` request.
     /// - Throws: ``Refusal`` naming the first problem.
     static func check(_ url: URL) throws(Refusal) -> Target {
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" || scheme == Target.unixSocketScheme else {
             throw Refusal(
                 isUnsupportedScheme: true,
-                description: "Unsupported URL scheme \(url.scheme.map { "\"\($0)\"" } ?? "(none)"); Courier speaks http and https."
+                description: "Unsupported URL scheme \(url.scheme.map { "\"\($0)\"" } ?? "(none)"); Courier speaks http, https and http+unix."
             )
+        }
+        if scheme == Target.unixSocketScheme {
+            return Target(scheme: scheme, host: try socketPath(of: url), port: 0)
         }
         guard let host = url.host, !host.isEmpty else {
             throw Refusal(isUnsupportedScheme: false, description: "The URL has no host.")
@@ -50,6 +64,21 @@ enum RequestURLCheck {
         }
         let port = try port(of: url, scheme: scheme)
         return Target(scheme: scheme, host: host, port: port)
+    }
+
+    /// The socket path of an `http+unix` URL: its percent-decoded host, which must not be empty, hold a NUL or a line
+    /// break, or be longer than the kernel takes.
+    private static func socketPath(of url: URL) throws(Refusal) -> String {
+        guard let path = url.host, !path.isEmpty else {
+            throw Refusal(isUnsupportedScheme: false, description: "The http+unix URL has no socket path (write it percent-encoded as the host: http+unix://%2Fpath%2Fto.sock/).")
+        }
+        guard !path.utf8.contains(where: { $0 == 0 || $0 == 0x0A || $0 == 0x0D }) else {
+            throw Refusal(isUnsupportedScheme: false, description: "The socket path \(path.debugDescription) contains a control character.")
+        }
+        guard path.utf8.count <= maximumSocketPathLength else {
+            throw Refusal(isUnsupportedScheme: false, description: "The socket path \(path.debugDescription) is longer than \(maximumSocketPathLength) bytes, the most a Unix domain socket address holds.")
+        }
+        return path
     }
 
     /// The port: the URL's own, which must be 1…65535, or the scheme's default.

@@ -115,7 +115,7 @@ struct StaleConnectionError: Error, CustomStringConvertible {
 extension ResponseHeadGuard {
     /// Installs a guard on an HTTP/1.1 connection, right after SwiftNIO's response parser.
     static func install(onHTTP1Connection channel: any Channel) -> EventLoopFuture<Void> {
-        onEventLoop(of: channel) {
+        channel.configuringPipelineIfActive {
             let pipeline = channel.pipeline.syncOperations
             let parser = try pipeline.handler(type: ByteToMessageHandler<HTTPResponseDecoder>.self)
             try pipeline.addHandler(ResponseHeadGuard(detectsStaleConnections: true), position: .after(parser))
@@ -124,24 +124,10 @@ extension ResponseHeadGuard {
 
     /// Installs a guard on an HTTP/2 stream, right after the codec that turns its frames into response parts.
     static func install(onHTTP2Stream channel: any Channel) -> EventLoopFuture<Void> {
-        onEventLoop(of: channel) {
+        channel.configuringPipelineIfActive {
             let pipeline = channel.pipeline.syncOperations
             let codec = try pipeline.handler(type: HTTP2FramePayloadToHTTP1ClientCodec.self)
             try pipeline.addHandler(ResponseHeadGuard(detectsStaleConnections: false), position: .after(codec))
         }
-    }
-
-    /// Runs `body` on the channel's event loop (the engine calls its hooks from another loop at times), unless
-    /// the channel has already closed: then its handlers are gone, nothing can arrive to guard against, and the
-    /// engine reports the connection's own failure (a TLS alert, say) rather than a missing handler.
-    private static func onEventLoop(of channel: any Channel, _ body: @escaping @Sendable () throws -> Void) -> EventLoopFuture<Void> {
-        let guarded: @Sendable () throws -> Void = {
-            guard channel.isActive else { return }
-            try body()
-        }
-        if channel.eventLoop.inEventLoop {
-            return channel.eventLoop.makeCompletedFuture(Result(catching: guarded))
-        }
-        return channel.eventLoop.submit(guarded)
     }
 }

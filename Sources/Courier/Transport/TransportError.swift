@@ -35,6 +35,7 @@ enum TransportError {
     static func classify(_ error: any Error) -> (URLError.Code, String) {
         if error is CancellationError { return (.cancelled, "The request was cancelled.") }
         if let error = error as? ServerTrustError { return (.serverCertificateUntrusted, error.description + ".") }
+        if let error = error as? ProxyError { return (error.urlError.code, error.description) }
         if let error = error as? InvalidResponseStatus { return (.badServerResponse, error.description) }
         if let error = error as? StaleConnectionError { return (.networkConnectionLost, error.description) }
         if let error = error as? HTTPClientError { return classify(error) }

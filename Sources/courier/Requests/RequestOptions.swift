@@ -45,6 +45,9 @@ struct RequestOptions: ParsableArguments {
     @OptionGroup(title: "TLS")
     var tls: TLSOptions
 
+    @OptionGroup(title: "Network")
+    var network: NetworkOptions
+
     /// Checks the values argument-parser cannot (run-time, so that the message is one line).
     /// - Throws: ``CLIFailure`` (usage).
     func check() throws {

@@ -15,7 +15,8 @@ struct RequestRunner {
         let items = try options.items.map(RequestItem.init(parsing:))
         let request = try buildRequest(items: items)
         let credential = try options.user.map(CredentialOption.credential(parsing:))
-        let transportConfiguration = try options.tls.transportConfiguration()
+        var transportConfiguration = try options.tls.transportConfiguration()
+        try options.network.apply(to: &transportConfiguration)
         let output = try options.output.map(OutputFile.checked(path:))
 
         if options.printCurl {
@@ -25,6 +26,9 @@ struct RequestRunner {
             curl.maximumRedirects = options.follow ? options.maxRedirects : nil
             curl.outputFile = output
             try options.tls.apply(to: &curl)
+            curl.proxy = options.network.proxy
+            curl.noProxy = options.network.noproxy
+            curl.unixSocketPath = options.network.unixSocket
             print(request.cURLDescription(options: curl))
             return
         }

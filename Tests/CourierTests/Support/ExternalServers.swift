@@ -96,6 +96,12 @@ enum ExternalServers {
         skipMessage: "httpbin did not start: apt-get install python3-venv, with PyPI reachable for httpbin and gunicorn (or export the variable of scripts/httpbin-test-server start)"
     )
 
+    /// tinyproxy (open, and with Basic credentials) and pproxy (SOCKS5) from `scripts/proxy-test-servers`.
+    static let proxies = ExternalServer(
+        script: "proxy-test-servers", urlVariable: "COURIER_TINYPROXY_URL", stateVariable: "COURIER_PROXIES_STATE",
+        skipMessage: "the proxies did not start: apt-get install tinyproxy python3-venv, with PyPI reachable for pproxy (or export the variables of scripts/proxy-test-servers start)"
+    )
+
     /// The repository's `scripts` directory.
     static let scripts = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

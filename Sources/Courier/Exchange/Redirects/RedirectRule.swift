@@ -14,6 +14,7 @@ public enum RedirectRule {
     ///
     /// - 301, 302 and 303 become `GET` without a body (a `HEAD` stays `HEAD`);
     /// - 307 and 308 keep the method and the body;
+    /// - a redirect into a Unix domain socket (`http+unix`) is followed only from a URL on one;
     /// - crossing to another origin (scheme, host or port) drops `Authorization`,
     ///   `Proxy-Authorization` and `Cookie` (the cookie storage adds the new origin's own).
     public static func nextRequest(after response: HTTPURLResponse, for request: URLRequest) -> URLRequest? {
@@ -21,7 +22,8 @@ public enum RedirectRule {
               let currentURL = request.url,
               let location = response.value(forHTTPHeaderField: "Location"),
               let target = URL(string: location, relativeTo: currentURL)?.absoluteURL,
-              let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              let scheme = target.scheme?.lowercased(),
+              scheme == "http" || scheme == "https" || (scheme == "http+unix" && currentURL.scheme?.lowercased() == scheme),
               target.host?.isEmpty == false
         else { return nil }
 

@@ -1,0 +1,54 @@
+import ArgumentParser
+import Courier
+import Foundation
+
+/// How requests reach the server: proxies (the environment's by default, as curl) and a Unix domain socket.
+struct NetworkOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Send requests through this proxy: http://[user:password@]host[:port] (absolute form for http://, CONNECT for https://) or socks5://host[:port]; default port 1080. An empty value turns off the environment's proxies. Default: http_proxy, https_proxy, all_proxy (as curl reads them).",
+        valueName: "url"
+    ))
+    var proxy: String?
+
+    @Option(help: ArgumentHelp(
+        "Hosts reached without the proxy, comma-separated: names (and the hosts below them), IP addresses, CIDR ranges, host:port, or * for all. Default: no_proxy.",
+        valueName: "list"
+    ))
+    var noproxy: String?
+
+    @Option(help: ArgumentHelp("Connect to this Unix domain socket instead of the URL's host (http:// URLs only); no proxy applies.", valueName: "path"))
+    var unixSocket: String?
+
+    /// The proxy settings these options and the environment describe.
+    /// - Throws: ``CLIFailure`` (usage) naming the option or variable that cannot be used.
+    func proxyConfiguration(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ProxyConfiguration? {
+        do throws(ProxyConfigurationError) {
+            var configuration: ProxyConfiguration
+            if let proxy {
+                guard !proxy.isEmpty else { return nil }
+                let server = try ProxyServer(url: proxy)
+                var environmentBypass = ProxyBypass()
+                if noproxy == nil { environmentBypass = try ProxyConfiguration.fromEnvironment(environment).bypass }
+                configuration = .all(server, bypass: environmentBypass)
+            } else {
+                configuration = try ProxyConfiguration.fromEnvironment(environment)
+            }
+            if let noproxy {
+                configuration.bypass = try ProxyBypass(parsing: noproxy)
+            }
+            return configuration.isEmpty ? nil : configuration
+        } catch {
+            throw CLIFailure.usage("proxy: \(error.description)")
+        }
+    }
+
+    /// Sets the proxy and the socket on `configuration`.
+    /// - Throws: ``CLIFailure`` (usage).
+    func apply(to configuration: inout AsyncHTTPClientTransport.Configuration) throws {
+        configuration.proxy = try proxyConfiguration()
+        if let unixSocket {
+            guard !unixSocket.isEmpty else { throw CLIFailure.usage("--unix-socket needs a path") }
+            configuration.unixSocketPath = unixSocket
+        }
+    }
+}
