@@ -96,15 +96,30 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
         return exchange?.receiveProgress.totalBytes ?? total
     }
 
-    /// ``responseData`` as text, decoded with the response's charset (UTF-8 when it has none, or
-    /// an unknown one); `nil` before the body is complete or when the bytes are not valid text.
+    /// ``responseData`` as text, decoded as ``HTTPResponseSerializer/string(for:data:)`` does: byte order mark, then
+    /// the response's charset (any IANA name or alias ``CharsetDecoding`` resolves), UTF-8 when it names none.
+    /// `nil` before the body is complete, when an ``outputStream`` or ``outputFileURL`` received it, or when it
+    /// cannot be decoded: unlike AFNetworking, a charset Courier cannot decode is not read as UTF-8 instead.
+    /// ``decodeResponseString()`` says why it is `nil`.
     public var responseString: String? {
-        let (response, data) = storage.withLock { ($0.response, $0.responseData) }
-        guard let data else { return nil }
-        return try? HTTPResponseSerializer().string(for: response, data: data)
+        try? decodeResponseString()
     }
 
-    /// The encoding of the response text: its charset when Courier knows it, otherwise UTF-8.
+    /// ``responseData`` as text (see ``responseString``), throwing why it cannot be decoded. Courier's addition.
+    ///
+    /// - Returns: `nil` before the body is complete or when an ``outputStream`` or ``outputFileURL`` received it.
+    /// - Throws: ``ResponseSerializationError/unsupportedCharset(name:response:data:)`` when the response names a
+    ///   charset Courier cannot decode, ``ResponseSerializationError/undecodableText(encoding:response:data:)`` when
+    ///   the bytes are not valid in the encoding.
+    public func decodeResponseString() throws -> String? {
+        let (response, data) = storage.withLock { ($0.response, $0.responseData) }
+        guard let data else { return nil }
+        return try HTTPResponseSerializer().string(for: response, data: data)
+    }
+
+    /// The encoding of the response text: the one its charset names (any IANA name or alias ``CharsetDecoding``
+    /// resolves). Default UTF-8, as in AFNetworking 2.0, when the response names no charset or one Courier cannot
+    /// decode (``responseString`` is then `nil`, not UTF-8 text). A byte order mark in the body is not considered.
     public var responseStringEncoding: String.Encoding {
         HTTPResponseSerializer.mediaType(of: response)?.charset.flatMap { CharsetDecoding.encoding(forCharset: $0) } ?? .utf8
     }

@@ -13,8 +13,12 @@ public enum ResponseSerializationError: Error, LocalizedError, CustomStringConve
     /// The body's MIME type (`nil` when the response has no `Content-Type`) is not in the
     /// serializer's `acceptableContentTypes`. Only raised when there is a body.
     case unacceptableContentType(String?, acceptable: Set<String>, response: HTTPURLResponse, data: Data?)
-    /// The body could not be decoded as text in the given encoding.
+    /// The body could not be decoded as text in the given encoding: its bytes are not valid in it.
     case undecodableText(encoding: String.Encoding, response: URLResponse?, data: Data?)
+    /// The response's `charset` (`name`, as written) is not one Courier can decode: not in the IANA registry, or an
+    /// encoding Foundation has no converter for on this platform (see ``CharsetDecoding``). The body was not
+    /// decoded; there is no fallback to another encoding.
+    case unsupportedCharset(name: String, response: URLResponse?, data: Data?)
     /// The body is not valid JSON; `reason` comes from the JSON parser.
     case invalidJSON(reason: String, response: URLResponse?, data: Data?)
     /// The body is not well-formed XML; `reason` comes from the XML parser.
@@ -31,8 +35,8 @@ public enum ResponseSerializationError: Error, LocalizedError, CustomStringConve
         switch self {
         case .unacceptableStatusCode(_, let response, _), .unacceptableContentType(_, _, let response, _):
             return response
-        case .undecodableText(_, let response, _), .invalidJSON(_, let response, _),
-             .invalidXML(_, let response, _), .invalidPropertyList(_, let response, _),
+        case .undecodableText(_, let response, _), .unsupportedCharset(_, let response, _),
+             .invalidJSON(_, let response, _), .invalidXML(_, let response, _), .invalidPropertyList(_, let response, _),
              .invalidImage(_, let response, _), .decodingFailed(_, let response, _):
             return response
         }
@@ -42,8 +46,9 @@ public enum ResponseSerializationError: Error, LocalizedError, CustomStringConve
     public var data: Data? {
         switch self {
         case .unacceptableStatusCode(_, _, let data), .unacceptableContentType(_, _, _, let data),
-             .undecodableText(_, _, let data), .invalidJSON(_, _, let data), .invalidXML(_, _, let data),
-             .invalidPropertyList(_, _, let data), .invalidImage(_, _, let data), .decodingFailed(_, _, let data):
+             .undecodableText(_, _, let data), .unsupportedCharset(_, _, let data), .invalidJSON(_, _, let data),
+             .invalidXML(_, _, let data), .invalidPropertyList(_, _, let data), .invalidImage(_, _, let data),
+             .decodingFailed(_, _, let data):
             return data
         }
     }
@@ -58,7 +63,10 @@ public enum ResponseSerializationError: Error, LocalizedError, CustomStringConve
             let list = acceptable.sorted().joined(separator: ", ")
             return "Request failed: unacceptable content type \(type ?? "(none)"); acceptable: \(list)."
         case .undecodableText(let encoding, _, _):
-            return "The response body cannot be decoded as text in the encoding \(encoding)."
+            let name = CharsetDecoding.charsetName(for: encoding).map { " (\($0))" } ?? ""
+            return "The response body cannot be decoded as text in the encoding \(encoding)\(name): its bytes are not valid in it."
+        case .unsupportedCharset(let name, _, _):
+            return "The response's charset \"\(name)\" is not one Courier can decode (unknown to the IANA registry or without a decoder in Foundation here)."
         case .invalidJSON(let reason, _, _):
             return "The response body is not valid JSON: \(reason)."
         case .invalidXML(let reason, _, _):

@@ -105,25 +105,35 @@ open class HTTPResponseSerializer: URLResponseSerialization, NSCopying, @uncheck
         return MediaType(parsing: mimeType + (response?.textEncodingName.map { "; charset=\($0)" } ?? ""))
     }
 
-    /// The body decoded as text: byte order mark first, then the response's charset, then
-    /// ``stringEncoding``.
+    /// The body decoded as text: byte order mark first, then the response's charset (any IANA name or alias
+    /// ``CharsetDecoding`` resolves), then ``stringEncoding`` when the response names no charset.
     ///
-    /// - Throws: ``ResponseSerializationError/undecodableText(encoding:response:data:)``.
+    /// - Throws: ``ResponseSerializationError/unsupportedCharset(name:response:data:)`` when the response names a
+    ///   charset Courier cannot decode (unless a byte order mark decides; there is no fallback to
+    ///   ``stringEncoding``), ``ResponseSerializationError/undecodableText(encoding:response:data:)`` when the bytes
+    ///   are not valid in the encoding.
     public final func string(for response: URLResponse?, data: Data) throws -> String {
         let charset = Self.mediaType(of: response)?.charset
-        let fallback = stringEncoding
-        guard let text = CharsetDecoding.decode(data, charset: charset, defaultEncoding: fallback) else {
-            let encoding = charset.flatMap { CharsetDecoding.encoding(forCharset: $0) } ?? fallback
-            throw ResponseSerializationError.undecodableText(encoding: encoding, response: response, data: data)
+        do {
+            return try CharsetDecoding.decoding(data, charset: charset, defaultEncoding: stringEncoding)
+        } catch {
+            switch error {
+            case .unsupportedCharset(let name):
+                throw ResponseSerializationError.unsupportedCharset(name: name, response: response, data: data)
+            case .invalidBytes(let encoding):
+                throw ResponseSerializationError.undecodableText(encoding: encoding, response: response, data: data)
+            }
         }
-        return text
     }
 
     /// `data` as UTF-8: unchanged when it is declared (or defaults to) UTF-8 without a byte order
     /// mark, otherwise decoded with ``string(for:data:)`` and re-encoded.
+    ///
+    /// - Throws: the errors of ``string(for:data:)``; an unsupported charset is an error here too.
     public final func utf8Data(for response: URLResponse?, data: Data) throws -> Data {
         let charset = Self.mediaType(of: response)?.charset
-        let declared = charset.flatMap { CharsetDecoding.encoding(forCharset: $0) } ?? stringEncoding
+        // nil for a charset Courier cannot decode, which string(for:data:) reports.
+        let declared: String.Encoding? = charset.map { CharsetDecoding.encoding(forCharset: $0) } ?? stringEncoding
         let hasByteOrderMark = data.starts(with: [0xEF, 0xBB, 0xBF]) || data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE])
         if declared == .utf8, !hasByteOrderMark { return data }
         return Data(try string(for: response, data: data).utf8)
