@@ -257,6 +257,13 @@ public final class Exchange: Sendable {
         if request.body != nil {
             transportRequest.didSendBodyBytes = { [weak self] count in self?.didSend(count) }
         }
+        if let challengeHandler = configuration.challengeHandler, url.scheme?.lowercased() == "https" {
+            transportRequest.serverTrustHandler = { trust in
+                AuthenticationChallenge.serverTrustDecision(
+                    for: await challengeHandler(AuthenticationChallenge(serverTrust: trust, request: urlRequest))
+                )
+            }
+        }
         let response = try await configuration.transport.send(transportRequest)
         let arrived = Date()
         state.withLock { state in

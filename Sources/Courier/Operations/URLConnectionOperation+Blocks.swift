@@ -17,9 +17,11 @@ extension URLConnectionOperation {
         storage.withLock { $0.blocks.downloadProgress = block }
     }
 
-    /// Sets the block that answers authentication challenges (HTTP Basic and Digest; server trust
-    /// is decided by ``securityPolicy`` during the handshake instead). Default none: the
-    /// ``credential``, then the credential store when ``shouldUseCredentialStorage``.
+    /// Sets the block that answers authentication challenges: HTTP Basic and Digest, and server trust on each new
+    /// HTTPS connection made while the operation waits for one, during the handshake, with ``securityPolicy``'s
+    /// verdict in ``AuthenticationChallenge/serverTrust`` (it must answer within the transport's connect timeout).
+    /// Default none: the ``credential``, then the credential store when ``shouldUseCredentialStorage``, and the
+    /// policy's verdict.
     public func setWillSendRequestForAuthenticationChallengeBlock(_ block: (@Sendable (AuthenticationChallenge) async -> AuthenticationDisposition)?) {
         storage.withLock { $0.blocks.authenticationChallenge = block }
     }

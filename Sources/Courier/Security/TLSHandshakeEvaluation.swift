@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import NIOCore
 import NIOSSL
 
@@ -50,10 +53,17 @@ public struct TLSHandshakeEvaluation: Sendable {
     /// server sends during the TLS close reach AsyncHTTPClient's pool while the connection is still "starting", which
     /// AsyncHTTPClient 1.37 treats as a precondition failure.)
     public func verify(_ channel: any Channel) -> EventLoopFuture<Void> {
+        verify(channel, consulting: nil, answerTimeout: 0)
+    }
+
+    /// ``verify(_:)``, deciding with the server-trust handler of the request that has waited longest in `answerers`
+    /// when there is one: it gets the chain and the policy's verdict, and may accept, reject or apply the verdict. A
+    /// handler that has not answered within `answerTimeout` seconds fails the connection with `URLError(.timedOut)`.
+    func verify(_ channel: any Channel, consulting answerers: ServerTrustAnswerers?, answerTimeout: TimeInterval) -> EventLoopFuture<Void> {
         let promise = channel.eventLoop.makePromise(of: Void.self)
         let evaluation = self
         Task {
-            let failure = await evaluation.failure(of: channel)
+            let failure = await evaluation.failure(of: channel, consulting: answerers, answerTimeout: answerTimeout)
             channel.eventLoop.execute {
                 guard let failure else {
                     promise.succeed(())
@@ -66,20 +76,38 @@ public struct TLSHandshakeEvaluation: Sendable {
         return promise.futureResult
     }
 
-    /// Why the policy refuses the peer of `channel`; nil when it is trusted or the channel has no TLS handler.
-    private func failure(of channel: any Channel) async -> ServerTrustError? {
+    /// Why the peer of `channel` is refused (by the policy, or by the consulted handler); nil when it is trusted or
+    /// the channel has no TLS handler.
+    private func failure(of channel: any Channel, consulting answerers: ServerTrustAnswerers?, answerTimeout: TimeInterval) async -> (any Error)? {
         let verdict: ServerTrustEvaluation
+        var chain: [Data] = []
         do {
             let leaf = try await channel.nioSSL_peerCertificate().get()
-            let chain = try leaf.map { [Data(try $0.toDERBytes())] } ?? []
+            chain = try leaf.map { [Data(try $0.toDERBytes())] } ?? []
             verdict = await evaluate(peerChain: chain)
         } catch ChannelPipelineError.notFound {
             return nil  // no TLS handler: a plain HTTP connection, nothing to evaluate
         } catch {
             verdict = .rejected(reason: "the peer certificate cannot be read (\(error))")
         }
-        guard case .rejected(let reason) = verdict else { return nil }
-        return ServerTrustError(domain: domain, reason: reason)
+        let policyFailure: ServerTrustError? = verdict.failureReason.map { ServerTrustError(domain: domain, reason: $0) }
+        guard let (handler, port) = answerers?.oldest else { return policyFailure }
+        let host = domain ?? "the server"
+        let trust = ServerTrust(host: host, port: port, certificateChain: chain, evaluation: verdict)
+        switch await firstAnswer(within: answerTimeout, of: { await handler(trust) }) {
+        case nil:
+            return URLError(.timedOut, userInfo: [
+                NSLocalizedDescriptionKey: "The server-trust challenge for \(host) was not answered within the connect timeout (\(answerTimeout) s).",
+            ])
+        case .accept?:
+            return nil
+        case .reject?:
+            return ServerTrustError(domain: domain, reason: "the server-trust challenge was answered with a rejection (the policy's verdict: \(verdict))")
+        case .cancel?:
+            return URLError(.cancelled, userInfo: [NSLocalizedDescriptionKey: "The server-trust challenge for \(host) was cancelled."])
+        case .performDefaultHandling?:
+            return policyFailure
+        }
     }
 
     /// `error` from a connection attempt, explained in the policy's terms: when the TLS stack's only anchors are the

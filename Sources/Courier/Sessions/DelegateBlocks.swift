@@ -40,7 +40,7 @@ extension URLSessionManager {
     /// One redirect hop: `(manager, task, redirect response, proposed request)`; return the request
     /// to send, or `nil` to stop and complete with the 3xx response.
     public typealias TaskWillPerformHTTPRedirectionBlock = @Sendable (URLSessionManager, SessionTask, HTTPURLResponse, URLRequest) -> URLRequest?
-    /// An authentication challenge (401 with `WWW-Authenticate`) of one task: `(manager, task, challenge)`.
+    /// An authentication challenge (401 with `WWW-Authenticate`, or server trust) of one task: `(manager, task, challenge)`.
     public typealias TaskDidReceiveChallengeBlock = @Sendable (URLSessionManager, SessionTask, AuthenticationChallenge) -> AuthenticationDisposition
     /// Request body progress: `(manager, task, bytesSent, totalBytesSent, totalBytesExpectedToSend)`.
     public typealias TaskDidSendBodyDataBlock = @Sendable (URLSessionManager, SessionTask, Int64, Int64, Int64) -> Void
@@ -74,8 +74,11 @@ extension URLSessionManager {
     }
 
     /// Sets the block answering authentication challenges of tasks the task-level block does not
-    /// handle. Server trust is not a challenge in Courier: the security policy decides it during
-    /// the TLS handshake.
+    /// handle: 401s, and server trust on each new HTTPS connection, during the TLS handshake, with the security
+    /// policy's verdict in ``AuthenticationChallenge/serverTrust`` (the default: `.performDefaultHandling` applies
+    /// it). A server-trust answer must come within ``SessionConfiguration/connectTimeout`` or the connection fails
+    /// with `URLError(.timedOut)`. Set the blocks before creating tasks: a task made without any challenge block
+    /// asks none.
     public func setSessionDidReceiveAuthenticationChallengeBlock(_ block: SessionDidReceiveChallengeBlock?) {
         blocks.withLock { $0.sessionDidReceiveChallenge = block }
     }
@@ -91,8 +94,10 @@ extension URLSessionManager {
         blocks.withLock { $0.taskWillPerformHTTPRedirection = block }
     }
 
-    /// Sets the block answering each task's authentication challenges. Default: the session
-    /// block, else the credential storage (`.performDefaultHandling`).
+    /// Sets the block answering each task's authentication challenges: 401s, and server trust when a new HTTPS
+    /// connection is made while the task waits for one (see
+    /// ``setSessionDidReceiveAuthenticationChallengeBlock(_:)``). Default: the session block, else the credential
+    /// storage and the security policy (`.performDefaultHandling`).
     public func setTaskDidReceiveAuthenticationChallengeBlock(_ block: TaskDidReceiveChallengeBlock?) {
         blocks.withLock { $0.taskDidReceiveChallenge = block }
     }

@@ -201,9 +201,13 @@ open class URLSessionManager: @unchecked Sendable {
             guard let self, let task else { return proposed }
             return await taskWillPerformHTTPRedirection(task, response: response, proposed: proposed)
         }
-        exchange.challengeHandler = { [weak self, weak task] challenge in
-            guard let self, let task else { return .performDefaultHandling }
-            return await taskDidReceiveChallenge(task, challenge)
+        // Without a challenge block the default handling is what the exchange does anyway; leaving the handler out
+        // also spares every HTTPS request the server-trust consultation.
+        if blocks.withLock({ $0.taskDidReceiveChallenge != nil || $0.sessionDidReceiveChallenge != nil }) {
+            exchange.challengeHandler = { [weak self, weak task] challenge in
+                guard let self, let task else { return .performDefaultHandling }
+                return await taskDidReceiveChallenge(task, challenge)
+            }
         }
         if let dataTask = task as? DataTask, exchange.cache != nil {
             exchange.willCacheResponse = { [weak self, weak dataTask] proposed in

@@ -120,6 +120,11 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
         let connections = client.connections
         let ticket = connections.begin()
+        // Listed until the head arrives or the attempt fails: a connection made meanwhile asks this request.
+        let trustTicket = request.serverTrustHandler.flatMap { handler in
+            client.trustAnswerers.map { answerers in (answerers, answerers.add(handler, port: target.port)) }
+        }
+        defer { trustTicket.map { $0.0.remove($0.1) } }
         // Bytes reported for this attempt, so that a retry does not report them twice (only with a body to report).
         let bodyBytesSent = Atomic<Int64>(0)
         let reportBodyBytes = request.didSendBodyBytes

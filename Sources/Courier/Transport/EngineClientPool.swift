@@ -21,6 +21,8 @@ final class EngineClientPool: Sendable {
         var evaluation: TLSHandshakeEvaluation? = nil
         /// The proxy this client's connections go through, if any.
         var proxy: ProxyServer? = nil
+        /// The server-trust handlers of the requests waiting on this client (HTTPS only).
+        var trustAnswerers: ServerTrustAnswerers? = nil
 
         /// Whether requests go to an HTTP proxy that forwards them (plain HTTP): the request's URL must then name the
         /// proxy, and its `Host` header the origin (see ``AbsoluteFormRequestWriter``).
@@ -197,7 +199,7 @@ final class EngineClientPool: Sendable {
 
     private static func shutdown(_ client: HTTPClient, within seconds: TimeInterval) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let resumer = SingleResumption(continuation)
+            let resumer = FirstResumption(continuation)
             client.shutdown(queue: .global()) { error in
                 resumer.resume(with: error.map { .failure($0) } ?? .success(()))
             }
@@ -246,19 +248,23 @@ final class EngineClientPool: Sendable {
                 state.entries[key] = nil
             }
             let connections = ConnectionEstablishmentTracker(isSecure: true)
+            let answerers = ServerTrustAnswerers()
             let client = EngineClient(
                 client: HTTPClient(
                     eventLoopGroup: group,
                     configuration: configuration.makeClientConfiguration(
                         tls: try Self.tlsConfiguration(for: evaluation, configuration: configuration),
-                        verifier: Self.recording(connections, after: Self.verifier(for: evaluation, then: configuration.connectionVerifier)),
+                        verifier: Self.recording(connections, after: Self.verifier(
+                            for: evaluation, consulting: answerers, within: configuration.connectTimeout, then: configuration.connectionVerifier
+                        )),
                         proxy: key.proxy,
                         forwardsPlainHTTP: false
                     )
                 ),
                 connections: connections,
                 evaluation: evaluation,
-                proxy: key.proxy
+                proxy: key.proxy,
+                trustAnswerers: answerers
             )
             state.entries[key] = Entry(
                 policy: policy, requirementsRevision: revision, requirements: evaluation.requirements, client: client
@@ -279,14 +285,18 @@ final class EngineClientPool: Sendable {
         return tls
     }
 
-    /// The policy's check, then the caller's own hook when there is one.
+    /// The policy's check (with the waiting requests' server-trust handlers), then the caller's own hook when there
+    /// is one.
     private static func verifier(
         for evaluation: TLSHandshakeEvaluation,
+        consulting answerers: ServerTrustAnswerers,
+        within answerTimeout: TimeInterval,
         then next: (@Sendable (any Channel) -> EventLoopFuture<Void>)?
     ) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
-        guard let next else { return evaluation.connectionInitializer }
-        return { channel in
-            evaluation.verify(channel).flatMap { next(channel) }
+        { channel in
+            let verified = evaluation.verify(channel, consulting: answerers, answerTimeout: answerTimeout)
+            guard let next else { return verified }
+            return verified.flatMap { next(channel) }
         }
     }
 
@@ -304,22 +314,5 @@ final class EngineClientPool: Sendable {
     /// `host` lower-cased (URL hosts are case-insensitive); returned as is when it has no upper-case letter.
     static func normalized(_ host: String) -> String {
         host.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? host.lowercased() : host
-    }
-}
-
-/// Resumes a continuation once, whichever of its resumers comes first.
-private final class SingleResumption: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Void, any Error>?>
-
-    init(_ continuation: CheckedContinuation<Void, any Error>) {
-        self.continuation = Mutex(continuation)
-    }
-
-    func resume(with result: Result<Void, any Error>) {
-        let pending = continuation.withLock { slot in
-            defer { slot = nil }
-            return slot
-        }
-        pending?.resume(with: result)
     }
 }

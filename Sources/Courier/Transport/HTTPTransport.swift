@@ -46,6 +46,10 @@ public struct TransportRequest: Sendable {
     /// ``TransportCancellation/onCancel(_:)`` how to abort the request and fails it with `URLError(.cancelled)` when
     /// that runs. Default `nil`: only cancelling the awaiting task cancels it.
     public var cancellation: TransportCancellation?
+    /// Decides on the server's certificates when a new HTTPS connection is made while this request waits for one
+    /// (a server-trust challenge), given the security policy's verdict; must answer within the transport's connect
+    /// timeout. Default `nil`: the policy decides. Transports without TLS hooks ignore it.
+    public var serverTrustHandler: (@Sendable (ServerTrust) async -> ServerTrustDecision)?
 
     /// Creates a transport request.
     /// - Parameters:

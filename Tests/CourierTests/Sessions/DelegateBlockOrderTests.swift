@@ -122,7 +122,7 @@ struct DelegateBlockOrderTests {
         let manager = SessionFixtures.manager()
         let seen = EventLog()
         manager.setTaskDidReceiveAuthenticationChallengeBlock { _, task, challenge in
-            seen.append("task(\(task.taskIdentifier),\(challenge.previousFailureCount),\(challenge.scheme.name),\(challenge.failureResponse.statusCode))")
+            seen.append("task(\(task.taskIdentifier),\(challenge.previousFailureCount),\(challenge.scheme.name),\(challenge.failureResponse?.statusCode ?? 0))")
             return .useCredential(URLCredential(user: "user", password: "secret", persistence: .none))
         }
         let task = manager.dataTask(with: try await SessionFixtures.request("/basic-auth/user/secret"), completionHandler: nil)

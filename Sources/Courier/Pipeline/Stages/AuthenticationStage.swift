@@ -97,12 +97,12 @@ public struct AuthenticationStage: ExchangeStage {
         switch await challengeHandler?(challenge) ?? .performDefaultHandling {
         case .useCredential(let credential):
             chosen = credential
-        case .performDefaultHandling:
+        case .performDefaultHandling, .acceptServerTrust:
             // A credential that failed once is not sent again.
             chosen = failed == 0
                 ? ownCredential ?? credentialStore?.credential(host: space.host, port: space.port, realm: space.realm)
                 : nil
-        case .continueWithoutCredential:
+        case .continueWithoutCredential, .rejectProtectionSpace:
             chosen = nil
         case .cancel:
             response.body.cancel()
