@@ -120,7 +120,7 @@ public struct TLSHandshakeEvaluation: Sendable {
         let pinned = policy.pinningMode == .publicKey ? "whose public key is pinned" : "that is pinned"
         return ServerTrustError(
             domain: domain,
-            reason: "the certificate chain does not lead to a certificate authority \(pinned) (\(TransportError.classify(error).1))"
+            reason: "the certificate chain does not lead to a certificate authority \(pinned) (the TLS stack found no path to one)"
         )
     }
 

@@ -155,14 +155,19 @@ struct PolicyEnforcementTests {
         // The leaf's issuer, pinned by certificate and by key: accepted.
         let issuerCertificate = pki.trusting(SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [pki.intermediate.derBytes]))
         let issuerKey = pki.trusting(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [pki.intermediate.derBytes]))
-        // The root above the intermediate: the engine hands over only the leaf, so this fails closed.
+        // The root above the intermediate: the TLS stack's only anchor, so the handshake proves the chain reaches it.
         let rootKey = pki.trusting(SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [pki.root.derBytes]))
-        let transports = [issuerCertificate, issuerKey, rootKey].map { EnforcementProbe.transport($0) }
+        // Another trusted root, pinned: the chain does not reach it.
+        let otherRoot = try CertificateFactory.makeRoot(commonName: "Other Root")
+        let otherRootPin = pki.trusting(SecurityPolicy(pinningMode: .certificate, pinnedCertificates: [otherRoot.derBytes]))
+        otherRootPin.trustedRootCertificates.insert(otherRoot.derBytes)
+        let transports = [issuerCertificate, issuerKey, rootKey, otherRootPin].map { EnforcementProbe.transport($0) }
         defer { Task { for transport in transports { try? await transport.shutdown() }; try? await server.shutdown() } }
         EnforcementProbe.expectAccepted(try await EnforcementProbe.get(server, through: transports[0]), http2: http2)
         EnforcementProbe.expectAccepted(try await EnforcementProbe.get(server, through: transports[1]), http2: http2)
+        EnforcementProbe.expectAccepted(try await EnforcementProbe.get(server, through: transports[2]), http2: http2)
         server.requestLog.reset()
-        EnforcementProbe.expectRejected(try await EnforcementProbe.get(server, through: transports[2]), server: server, reason: "pinned")
+        EnforcementProbe.expectRejected(try await EnforcementProbe.get(server, through: transports[3]), server: server, reason: "pinned")
     }
 
     @Test(arguments: [true, false])
