@@ -28,6 +28,11 @@ public struct ExchangeConfiguration: Sendable {
     /// The caller's own stages, outermost first: they see the request before the follow-ups, cookies and transport,
     /// and the final response after them (see ``ExchangePipeline``). Default none.
     public var stages: [any ExchangeStage] = []
+    /// Request interceptors, in the order they run: adapters before every attempt, retriers after a failed one
+    /// (see ``InterceptionStage``; sessions and managers put their own before the request's). Default none.
+    public var interceptors: [any RequestInterceptor] = []
+    /// Called before each retry an interceptor decided, with its delay. Default `nil`.
+    public var willRetry: (@Sendable (RetryEvent) async -> Void)?
     /// Where the final response's body goes. Default `.memory`.
     public var sink: ResponseSink = .memory
     /// The request body, when it is not in the `URLRequest` (for example an async sequence).

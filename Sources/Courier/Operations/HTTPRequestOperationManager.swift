@@ -23,6 +23,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         var responseSerializer: any URLResponseSerialization = JSONResponseSerializer()
         var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
         var proxy: ProxyConfiguration?
+        var interceptors: [any RequestInterceptor] = []
         var credential: URLCredential?
         var shouldUseCredentialStorage = true
         var reachabilityManager: NetworkReachabilityManager?
@@ -79,6 +80,14 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     public var proxy: ProxyConfiguration? {
         get { settings.withLock { $0.proxy } }
         set { settings.withLock { $0.proxy = newValue } }
+    }
+
+    /// Given to every operation: request interceptors run before the operation's own (see ``RequestInterceptor``).
+    /// One ``RetryPolicy`` instance here gives the manager's operations one retry budget. Default none.
+    /// Courier's addition.
+    public var interceptors: [any RequestInterceptor] {
+        get { settings.withLock { $0.interceptors } }
+        set { settings.withLock { $0.interceptors = newValue } }
     }
 
     /// Given to every operation for authentication challenges from its request's own origin (see
@@ -139,6 +148,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         operation.responseSerializer = current.responseSerializer
         operation.securityPolicy = current.securityPolicy
         operation.proxy = current.proxy
+        operation.interceptors = current.interceptors
         operation.credential = current.credential
         operation.shouldUseCredentialStorage = current.shouldUseCredentialStorage
         operation.completionQueue = current.completionQueue

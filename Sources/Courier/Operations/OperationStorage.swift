@@ -33,6 +33,8 @@ struct OperationStorage: Sendable {
     var cache: HTTPCache? = .shared
     var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
     var proxy: ProxyConfiguration?
+    var interceptors: [any RequestInterceptor] = []
+    var retryCount = 0
     var transport: (any HTTPTransport)?
     var stages: [any ExchangeStage] = []
     var completionQueue: DispatchQueue?

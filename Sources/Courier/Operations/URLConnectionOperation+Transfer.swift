@@ -168,6 +168,14 @@ extension URLConnectionOperation {
             configuration.sink = resumption == nil ? .memory : .memoryContinuing(snapshot.buffer)
         }
         configuration.stages = snapshot.stages
+        configuration.interceptors = snapshot.interceptors
+        if !snapshot.interceptors.isEmpty {
+            configuration.willRetry = { [weak self] _ in
+                self?.storage.withLock { storage in
+                    if storage.generation == generation { storage.retryCount += 1 }
+                }
+            }
+        }
         configuration.resumption = resumption
         configuration.credential = snapshot.credential
         if case .memory = destination { configuration.maximumBodySize = snapshot.maximumResponseDataSize }

@@ -67,6 +67,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
                 fresh.cache = original.cache
                 fresh.securityPolicy = original.securityPolicy
                 fresh.proxy = original.proxy
+                fresh.interceptors = original.interceptors
                 fresh.transport = original.transport
                 fresh.stages = original.stages
             }
@@ -212,6 +213,18 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
         get { storage.withLock { $0.securityPolicy } }
         set { storage.withLock { $0.securityPolicy = newValue } }
     }
+
+    /// The operation's request interceptors: adapters before every attempt, retriers after a failed one (see
+    /// ``RequestInterceptor``, ``RetryPolicy``). A manager's operations start with its
+    /// ``HTTPRequestOperationManager/interceptors``; append the operation's own after them. Default none.
+    /// Courier's addition.
+    public var interceptors: [any RequestInterceptor] {
+        get { storage.withLock { $0.interceptors } }
+        set { storage.withLock { $0.interceptors = newValue } }
+    }
+
+    /// How many times the operation's request was sent again by an interceptor's retry decision so far.
+    public var retryCount: Int { storage.withLock { $0.retryCount } }
 
     /// The proxies the operation's request goes through (see ``ProxyConfiguration``). Default `nil`: directly.
     /// Operations with the same policy instance and equal proxy settings share a connection pool. Ignored when

@@ -6,7 +6,8 @@ import FoundationNetworking
 /// The chain of stages one exchange runs its request through, in a fixed order (OkHttp's interceptor chain):
 ///
 /// 1. the caller's stages (``ExchangeConfiguration/stages``), in the order given: they see the request first and
-///    the final response last;
+///    the final response last; then ``InterceptionStage`` (the request interceptors: adapters before each attempt,
+///    retries; left out when there are none);
 /// 2. the follow-ups, each of which may send another request for the response it gets:
 ///    ``ResumptionRestartStage`` (a resumed download, once for the whole chain), ``RedirectStage``, then
 ///    ``AuthenticationStage`` (once per hop, so a challenge after a redirect is answered for the new hop; left out
@@ -17,7 +18,7 @@ import FoundationNetworking
 ///    wire, so a redirect hop can be answered from the cache too;
 /// 5. the transport, which sends exactly what reaches it.
 ///
-/// A stage added later (retries, observability) takes its place in this list without touching the others.
+/// A stage added later (observability) takes its place in this list without touching the others.
 public struct ExchangePipeline: Sendable {
     /// The stages in order, outermost first.
     public let stages: [any ExchangeStage]
@@ -35,6 +36,11 @@ public struct ExchangePipeline: Sendable {
     /// The standard stages for `configuration`, in the documented order.
     public static func standardStages(for configuration: ExchangeConfiguration) -> [any ExchangeStage] {
         var stages = configuration.stages
+        if !configuration.interceptors.isEmpty {
+            stages.append(InterceptionStage(
+                interceptors: configuration.interceptors, newBodyStream: configuration.newBodyStream, willRetry: configuration.willRetry
+            ))
+        }
         if let resumption = configuration.resumption, resumption.canResume {
             stages.append(ResumptionRestartStage(resumption: resumption))
         }

@@ -10,6 +10,7 @@ struct DelegateBlocks: Sendable {
     var taskNeedNewBodyStream: URLSessionManager.TaskNeedNewBodyStreamBlock?
     var taskWillPerformHTTPRedirection: URLSessionManager.TaskWillPerformHTTPRedirectionBlock?
     var taskDidReceiveChallenge: URLSessionManager.TaskDidReceiveChallengeBlock?
+    var taskWillRetry: URLSessionManager.TaskWillRetryBlock?
     var taskDidSendBodyData: URLSessionManager.TaskDidSendBodyDataBlock?
     var taskDidComplete: URLSessionManager.TaskDidCompleteBlock?
     var taskDidFinishCollectingMetrics: URLSessionManager.TaskDidFinishCollectingMetricsBlock?
@@ -42,6 +43,8 @@ extension URLSessionManager {
     public typealias TaskWillPerformHTTPRedirectionBlock = @Sendable (URLSessionManager, SessionTask, HTTPURLResponse, URLRequest) -> URLRequest?
     /// An authentication challenge (401 with `WWW-Authenticate`, or server trust) of one task: `(manager, task, challenge)`.
     public typealias TaskDidReceiveChallengeBlock = @Sendable (URLSessionManager, SessionTask, AuthenticationChallenge) -> AuthenticationDisposition
+    /// A retry an interceptor decided, before its delay is waited: `(manager, task, event)`.
+    public typealias TaskWillRetryBlock = @Sendable (URLSessionManager, SessionTask, RetryEvent) -> Void
     /// Request body progress: `(manager, task, bytesSent, totalBytesSent, totalBytesExpectedToSend)`.
     public typealias TaskDidSendBodyDataBlock = @Sendable (URLSessionManager, SessionTask, Int64, Int64, Int64) -> Void
     /// The task ended: `(manager, task, error)`.
@@ -100,6 +103,13 @@ extension URLSessionManager {
     /// storage and the security policy (`.performDefaultHandling`).
     public func setTaskDidReceiveAuthenticationChallengeBlock(_ block: TaskDidReceiveChallengeBlock?) {
         blocks.withLock { $0.taskDidReceiveChallenge = block }
+    }
+
+    /// Sets the block called before each retry of a task (see ``SessionConfiguration/interceptors``), with the
+    /// retry's number, delay and the failure that caused it; the task's ``SessionTask/retryCount`` already counts
+    /// it. Default none. Not an AFNetworking block (AFNetworking had no retries).
+    public func setTaskWillRetryBlock(_ block: TaskWillRetryBlock?) {
+        blocks.withLock { $0.taskWillRetry = block }
     }
 
     /// Sets the upload progress block.

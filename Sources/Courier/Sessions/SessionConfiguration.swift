@@ -78,6 +78,10 @@ public struct SessionConfiguration: Sendable {
     /// `--unix-socket`); the URL's host still goes into `Host`. Default `nil`. Ignored when ``transport`` is set.
     /// For one request at a time, use an `http+unix://` URL instead (see ``AsyncHTTPClientTransport``).
     public var unixSocketPath: String?
+    /// Request interceptors for every task, run before a task's own (``SessionTask/interceptors``): adapters before
+    /// every attempt, retriers after a failed one (see ``RequestInterceptor``, ``RetryPolicy``). One ``RetryPolicy``
+    /// instance here gives the session one retry budget. Default none: nothing is retried.
+    public var interceptors: [any RequestInterceptor] = []
     /// The transport every task of the session uses. Default `nil`: the session makes one
     /// default transport (``AsyncHTTPClientTransport``) of its own from the settings above and shuts it down when the
     /// session is invalidated. A transport given here is shared and never shut down by the session.

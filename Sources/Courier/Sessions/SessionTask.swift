@@ -46,6 +46,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         var uploadBlock: URLSessionManager.ProgressBlock?
         var downloadBlock: URLSessionManager.ProgressBlock?
         var rejected = false
+        var interceptors: [any RequestInterceptor] = []
+        var retryCount = 0
     }
 
     struct ProgressObserver {
@@ -68,6 +70,23 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         uploadProgress = reports == .upload ? reported : other
         downloadProgress = reports == .upload ? other : reported
         shared = Mutex(Shared(request: request))
+    }
+
+    // MARK: Retries
+
+    /// This task's own request interceptors, run after the session's (``SessionConfiguration/interceptors``).
+    /// Set before ``resume()``; later changes do not reach a running task. Default none.
+    public var interceptors: [any RequestInterceptor] {
+        get { shared.withLock { $0.interceptors } }
+        set { shared.withLock { $0.interceptors = newValue } }
+    }
+
+    /// How many times the task's request was sent again by an interceptor's retry decision. Default 0.
+    public var retryCount: Int { shared.withLock { $0.retryCount } }
+
+    /// Counts a retry about to happen.
+    func recordRetry() {
+        shared.withLock { $0.retryCount += 1 }
     }
 
     // MARK: Observing

@@ -8,9 +8,10 @@ import FoundationNetworking
 /// Swift task cancels it.
 extension URLSessionManager {
     /// Loads `request` into memory: the body and the response. Any status is returned; only
-    /// transport failures throw.
-    public func data(for request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    /// transport failures throw. `interceptors` (default none) run after the session's own, for this request.
+    public func data(for request: URLRequest, interceptors: [any RequestInterceptor] = []) async throws -> (Data, HTTPURLResponse) {
         let task = dataTask(with: request, completionHandler: nil)
+        if !interceptors.isEmpty { task.interceptors = interceptors }
         let data = try await task.value
         return (data, try await task.completedResponse)
     }

@@ -22,6 +22,19 @@ extension URLSessionManager {
         return .performDefaultHandling
     }
 
+    /// Counts the retry on the task, posts ``Foundation/Notification/Name/courierTaskWillRetry`` and calls the
+    /// will-retry block (on the delegate queue), before the retry's delay is waited.
+    func taskWillRetry(_ task: SessionTask, _ event: RetryEvent) async {
+        task.recordRetry()
+        post(.courierTaskWillRetry, task: task, userInfo: [
+            SessionNotificationKey.retryDelay: event.delay,
+            SessionNotificationKey.retryNumber: event.retryNumber,
+            SessionNotificationKey.error: event.error,
+        ])
+        guard let block = blocks.withLock({ $0.taskWillRetry }) else { return }
+        await onDelegateQueue { [self] in block(self, task, event) }
+    }
+
     func taskNeedNewBodyStream(_ task: SessionTask) -> InputStream? {
         guard let block = blocks.withLock({ $0.taskNeedNewBodyStream }) else { return nil }
         return onDelegateQueueNow { block(self, task) }

@@ -209,6 +209,13 @@ open class URLSessionManager: @unchecked Sendable {
                 return await taskDidReceiveChallenge(task, challenge)
             }
         }
+        exchange.interceptors = configuration.interceptors + task.interceptors
+        if !exchange.interceptors.isEmpty {
+            exchange.willRetry = { [weak self, weak task] event in
+                guard let self, let task else { return }
+                await taskWillRetry(task, event)
+            }
+        }
         if let dataTask = task as? DataTask, exchange.cache != nil {
             exchange.willCacheResponse = { [weak self, weak dataTask] proposed in
                 guard let self, let dataTask else { return proposed }

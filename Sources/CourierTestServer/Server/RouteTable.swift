@@ -18,6 +18,7 @@ enum RouteTable {
         CachingRoutes.register(on: router, environment: environment)
         FormatRoutes.register(on: router)
         UploadRoutes.register(on: router)
+        FlakyRoutes.register(on: router)
         return router
     }
 }

@@ -18,6 +18,9 @@ struct RequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds without any byte moving before the request fails.", valueName: "seconds"))
     var timeout: Double = 30
 
+    @Option(help: ArgumentHelp("Retry a failed request up to n times (transient errors; 408, 429, 500, 502, 503, 504; idempotent methods), with backoff and Retry-After (up to 30 s); each retry is printed on stderr. Default 0.", valueName: "n"))
+    var retry = 0
+
     @Option(name: .customShort("u"), help: ArgumentHelp("Credential for Basic or Digest authentication, whichever the server asks for.", valueName: "user:password"))
     var user: String?
 
@@ -52,6 +55,7 @@ struct RequestOptions: ParsableArguments {
     /// - Throws: ``CLIFailure`` (usage).
     func check() throws {
         guard maxRedirects >= 0 else { throw CLIFailure.usage("--max-redirects must be 0 or more") }
+        guard (0...100).contains(retry) else { throw CLIFailure.usage("--retry must be between 0 and 100") }
         guard timeout > 0, timeout.isFinite else { throw CLIFailure.usage("--timeout must be a positive number of seconds") }
         try tls.check()
     }

@@ -46,6 +46,16 @@ struct RequestRunner {
         configuration.followsRedirects = options.follow
         configuration.maximumRedirects = options.maxRedirects
         configuration.credential = credential
+        if options.retry > 0 {
+            // The command's own budget would only limit retries across requests; one request gets all it asks for.
+            configuration.interceptors = [RetryPolicy(retryLimit: options.retry, budget: nil)]
+            let limit = options.retry
+            configuration.willRetry = { event in
+                let reason = event.response.map { "status \($0.statusCode)" } ?? (event.error as? URLError)?.localizedDescription ?? "\(event.error)"
+                let delay = String(format: "%.1f", event.delay)
+                FileHandle.standardError.write(Data("courier: retry \(event.retryNumber) of \(limit) in \(delay) s after \(reason)\n".utf8))
+            }
+        }
         // The body streams to its destination: the output file, or standard output as it arrives.
         configuration.sink = output.map { .file($0) } ?? .stream
         let upload = items.contains(where: \.isFile) ? ProgressDisplay() : nil

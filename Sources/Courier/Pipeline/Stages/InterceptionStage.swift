@@ -1,0 +1,107 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One retry about to happen: what the session's will-retry block, its notification and the CLI see.
+public struct RetryEvent: Sendable {
+    /// The request as it was last sent (adapted).
+    public let request: URLRequest
+    /// 1 for the first retry, 2 for the second…
+    public let retryNumber: Int
+    /// The seconds waited before the retry is sent.
+    public let delay: TimeInterval
+    /// Why the last attempt failed: its error, or ``HTTPStatusError`` for a response of 400 or more.
+    public let error: any Error
+    /// The last attempt's response, when it got one.
+    public let response: HTTPURLResponse?
+}
+
+/// Runs the request interceptors (``ExchangeConfiguration/interceptors``): every adapter before each attempt, and the
+/// retriers after an attempt that failed or got a status of 400 or more, which may send the request again after a
+/// delay. Left out of the pipeline when there is no interceptor.
+///
+/// It sits outside the follow-ups (redirects, challenges), so an attempt is a whole trip through them and a retry
+/// starts from the request as given; the delay is slept in the caller's task, so cancelling it stops the wait.
+public struct InterceptionStage: ExchangeStage {
+    /// The interceptors, in the order they run (the session's before the request's own).
+    public let interceptor: Interceptor
+    /// Supplies a fresh body stream for a retry of a stream body. Default `nil`: such a body is not retried.
+    public let newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
+    /// Called before each retry, after its delay is decided and before it is waited.
+    public let willRetry: (@Sendable (RetryEvent) async -> Void)?
+
+    /// A stage running `interceptors` in order.
+    public init(
+        interceptors: [any RequestInterceptor],
+        newBodyStream: (@Sendable (URLRequest) -> InputStream?)? = nil,
+        willRetry: (@Sendable (RetryEvent) async -> Void)? = nil
+    ) {
+        self.interceptor = Interceptor(interceptors: interceptors)
+        self.newBodyStream = newBodyStream
+        self.willRetry = willRetry
+    }
+
+    public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
+        let canResendBody = Self.canResend(request.body, newBodyStream: newBodyStream)
+        var number = 0
+        while true {
+            let attempt = RequestAttempt(number: number, canResendBody: canResendBody)
+            var sent = request
+            if number > 0 {
+                sent.body = FollowUpRequest.body(request.body, resentWith: request.urlRequest, newBodyStream: newBodyStream)
+            }
+            sent.urlRequest = try await interceptor.adapt(request.urlRequest, for: attempt)
+
+            let response: StageResponse?
+            let failure: any Error
+            do {
+                let received = try await next(sent)
+                guard received.head.statusCode >= 400 else { return received }
+                response = received
+                failure = HTTPStatusError(response: received.head)
+            } catch {
+                if Task.isCancelled || (error as? URLError)?.code == .cancelled { throw error }
+                response = nil
+                failure = error
+            }
+
+            let decision = await interceptor.retry(sent.urlRequest, response: response?.head, error: failure, attempt: attempt)
+            let delay: TimeInterval
+            switch decision {
+            case .doNotRetry(with: nil):
+                if let response { return response }
+                throw failure
+            case .doNotRetry(with: let error?):
+                response?.body.cancel()
+                throw error
+            case .retry(after: let seconds):
+                delay = seconds.isFinite ? max(0, seconds) : 0
+            }
+            guard canResendBody else {
+                if let response { return response }
+                throw failure
+            }
+            if let response { try await FollowUpRequest.abandon(response, sentBody: sent.body) }
+            number += 1
+            await willRetry?(RetryEvent(request: sent.urlRequest, retryNumber: number, delay: delay, error: failure, response: response?.head))
+            if delay > 0 {
+                do {
+                    // A year bounds what Duration is given (a retrier's delay is not checked).
+                    try await Task.sleep(for: .seconds(min(delay, 365 * 86_400)))
+                } catch {
+                    throw URLError(.cancelled, userInfo: [NSURLErrorFailingURLErrorKey: request.urlRequest.url as Any])
+                }
+            }
+        }
+    }
+
+    /// Whether `body` can be sent again: none, bytes or a file, or a stream that `newBodyStream` can supply afresh.
+    static func canResend(_ body: RequestBody?, newBodyStream: (@Sendable (URLRequest) -> InputStream?)?) -> Bool {
+        switch body?.source {
+        case nil, .data?, .file?: return true
+        case .inputStream?: return newBodyStream != nil
+        case .producer?: return false
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import Courier
+import Foundation
+import Synchronization
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Retries end to end: nginx answering 503 with `Retry-After: 1` until the outage is lifted, and the in-process
+/// server failing a given number of times, through sessions, operations and the CLI.
+@Suite("Retries against real servers")
+struct RetryInteropTests {
+    @Test(.enabled(NginxServer.skipMessage) { await NginxInterop.isRunning() })
+    func nginxOutageWithRetryAfterIsWaitedOutOnce() async throws {
+        let name = "outage-\(UUID().uuidString.prefix(8).lowercased())"
+        let file = try NginxInterop.servedFile("retry/\(name).txt")
+        let flag = try NginxInterop.servedFile("retry/\(name).down")
+        try Data("back again\n".utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        try Data().write(to: flag)
+        defer {
+            try? FileManager.default.removeItem(at: flag)
+            try? FileManager.default.removeItem(at: file)
+        }
+
+        var configuration = SessionConfiguration.ephemeral
+        configuration.securityPolicy = try NginxInterop.policy()
+        configuration.urlCache = nil
+        configuration.interceptors = [RetryPolicy()]
+        let session = URLSessionManager(configuration: configuration)
+        session.completionQueue = SessionFixtures.completionQueue
+        defer { session.invalidateSessionCancelingTasks(true) }
+        let events = Mutex<[(event: RetryEvent, at: ContinuousClock.Instant)]>([])
+        session.setTaskWillRetryBlock { _, _, event in events.withLock { $0.append((event, .now)) } }
+        let probe = NginxInterop.probe()
+        let request = try NginxInterop.request("retry/\(name).txt", probe: probe)
+        let task = session.dataTask(with: request, completionHandler: nil)
+        let notified = Mutex<[TimeInterval]>([])
+        let observer = NotificationCenter.default.addObserver(forName: .courierTaskWillRetry, object: task, queue: nil) { note in
+            if let delay = note.userInfo?[SessionNotificationKey.retryDelay] as? TimeInterval { notified.withLock { $0.append(delay) } }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let start = ContinuousClock.now
+        async let outcome = task.value
+        // The outage ends once nginx has answered the first attempt.
+        let first = try #require(try await NginxInterop.accessLog(probe: probe, count: 1).first)
+        #expect(first.status == 503)
+        try FileManager.default.removeItem(at: flag)
+        let data = try await outcome
+        let elapsed = ContinuousClock.now - start
+
+        #expect(String(decoding: data, as: UTF8.self) == "back again\n")
+        #expect(task.retryCount == 1)
+        let seen = events.withLock { $0 }
+        #expect(seen.map(\.event.delay) == [1], "the delay is the server's Retry-After")
+        #expect(seen.first?.event.response?.statusCode == 503)
+        #expect(elapsed >= .seconds(1) && elapsed < .seconds(3), "measured \(elapsed) for a Retry-After of 1 s")
+        let lines = try await NginxInterop.accessLog(probe: probe, count: 2)
+        #expect(lines.map(\.status) == [503, 200])
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(notified.withLock { $0 } == [1])
+        print("nginx outage: Retry-After 1 s, measured \(elapsed) from the first attempt to the answer")
+    }
+
+    @Test
+    func inProcessServerFailingTwiceSucceedsOnTheThirdAttempt() async throws {
+        let session = SessionFixtures.manager { $0.interceptors = [RetryPolicy(exponentialBackoffScale: 0.1)] }
+        defer { session.invalidateSessionCancelingTasks(true) }
+        let delays = Mutex<[TimeInterval]>([])
+        session.setTaskWillRetryBlock { _, _, event in delays.withLock { $0.append(event.delay) } }
+        let key = UUID().uuidString
+        let task = session.dataTask(with: try await SessionFixtures.request("/flaky/2/\(key)"), completionHandler: nil)
+        let data = try await task.value
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["attempt"] as? Int == 3)
+        #expect(task.retryCount == 2)
+        let measured = delays.withLock { $0 }
+        #expect(measured.count == 2)
+        #expect((0...0.1).contains(measured[0]) && (0...0.2).contains(measured[1]), "jittered backoff \(measured)")
+        print("in-process server: backoff delays \(measured) (ceilings 0.1 s and 0.2 s)")
+
+        // Three failures with a limit of two: the third 503 is the answer.
+        let failing = try await session.data(for: try await SessionFixtures.request("/flaky/3/\(UUID().uuidString)"))
+        #expect(failing.1.statusCode == 503)
+
+        // A request's own interceptor runs after the session's: here it makes the session retry a 404 once.
+        let notFoundOnce = Retrier { _, response, _, attempt in
+            response?.statusCode == 404 && attempt.number == 0 ? .retry : .doNotRetry
+        }
+        let recovered = try await session.data(for: try await SessionFixtures.request("/flaky/1/\(UUID().uuidString)?status=404"), interceptors: [notFoundOnce])
+        #expect(recovered.1.statusCode == 200)
+    }
+
+    @Test func operationsCountTheirRetries() async throws {
+        let manager = HTTPRequestOperationManager()
+        manager.interceptors = [RetryPolicy(exponentialBackoffScale: 0.01)]
+        manager.responseSerializer = HTTPResponseSerializer()
+        let operation = manager.httpRequestOperation(
+            with: try await SessionFixtures.request("/flaky/2/\(UUID().uuidString)"), success: nil, failure: nil
+        )
+        operation.transport = Fixtures.transport
+        await OperationFixtures.run([operation])
+        #expect(operation.response?.statusCode == 200, "\(String(describing: operation.error))")
+        #expect(operation.retryCount == 2)
+    }
+
+    @Test func cliRetryPrintsEachRetry() async throws {
+        let url = try await Fixtures.url("/flaky/2/\(UUID().uuidString)").absoluteString
+        let outcome = try await CLIRequestTests.courier(["get", "--retry", "3", url])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput.contains("\"attempt\" : 3"), "\(outcome.standardOutput)")
+        let retries = outcome.standardError.split(separator: "\n").filter { $0.hasPrefix("courier: retry ") }
+        #expect(retries.count == 2, "\(outcome.standardError)")
+        #expect(retries.first?.contains("retry 1 of 3") == true && retries.first?.contains("status 503") == true, "\(retries)")
+
+        let none = try await CLIRequestTests.courier(["get", try await Fixtures.url("/flaky/1/\(UUID().uuidString)").absoluteString])
+        #expect(none.standardOutput.hasPrefix("HTTP/1.1 503"), "without --retry nothing is retried")
+    }
+}
