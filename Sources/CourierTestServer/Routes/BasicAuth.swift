@@ -1,7 +1,8 @@
 import Foundation
 import Hummingbird
 
-/// `/basic-auth/:user/:passwd`, `/hidden-basic-auth/:user/:passwd`, `/bearer`.
+/// `/basic-auth/:user/:passwd`, `/hidden-basic-auth/:user/:passwd`, `/bearer` (any token), `/bearer/:token` (only
+/// `Authorization: Bearer <token>`; anything else is `401` with `WWW-Authenticate: Bearer error="invalid_token"`).
 enum BasicAuthRoutes {
     static func register(on router: Router<ServerContext>) {
         router.get("/basic-auth/:user/:passwd") { request, context in
@@ -16,6 +17,13 @@ enum BasicAuthRoutes {
                 return Responses.empty(status: .unauthorized, headers: [.wwwAuthenticate: "Bearer"])
             }
             return Responses.json(["authenticated": true, "token": .string(String(authorization.dropFirst(7)))])
+        }
+        router.get("/bearer/:token") { request, context in
+            let expected = try context.parameters.requireDecoded("token")
+            guard request.headers[.authorization] == "Bearer \(expected)" else {
+                return Responses.empty(status: .unauthorized, headers: [.wwwAuthenticate: #"Bearer error="invalid_token""#])
+            }
+            return Responses.json(["authenticated": true, "token": .string(expected)])
         }
     }
 
