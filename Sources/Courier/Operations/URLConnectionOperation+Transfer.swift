@@ -168,6 +168,11 @@ extension URLConnectionOperation {
             configuration.sink = resumption == nil ? .memory : .memoryContinuing(snapshot.buffer)
         }
         configuration.stages = snapshot.stages
+        if request.httpBodyStream is MultipartBodyStream {
+            // A multipart form makes a fresh copy of itself for a redirect, a challenge or a retry.
+            let original = request
+            configuration.newBodyStream = { _ in (original.httpBodyStream as? MultipartBodyStream).flatMap { try? $0.makeReplacement() } }
+        }
         configuration.interceptors = snapshot.interceptors
         if !snapshot.interceptors.isEmpty {
             configuration.willRetry = { [weak self] _ in

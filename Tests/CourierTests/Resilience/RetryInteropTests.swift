@@ -104,6 +104,20 @@ struct RetryInteropTests {
         #expect(operation.retryCount == 2)
     }
 
+    /// A multipart form is a stream, but one that makes a fresh copy of itself: an operation's PUT of one is retried.
+    @Test func anOperationsMultipartBodyIsSentAgain() async throws {
+        let url = try await Fixtures.url("/flaky/1/\(UUID().uuidString)").absoluteString
+        let request = try HTTPRequestSerializer().multipartFormRequest(method: "PUT", urlString: url, parameters: ["a": "1"]) { form in
+            form.appendPart(withFileData: Data(repeating: 7, count: 100_000), name: "file", fileName: "blob.bin", mimeType: "application/octet-stream")
+        }
+        let operation = HTTPRequestOperation(request: request)
+        operation.transport = Fixtures.transport
+        operation.interceptors = [RetryPolicy(exponentialBackoffScale: 0.01)]
+        await OperationFixtures.run([operation])
+        #expect(operation.response?.statusCode == 200, "\(String(describing: operation.error))")
+        #expect(operation.retryCount == 1)
+    }
+
     @Test func cliRetryPrintsEachRetry() async throws {
         let url = try await Fixtures.url("/flaky/2/\(UUID().uuidString)").absoluteString
         let outcome = try await CLIRequestTests.courier(["get", "--retry", "3", url])
