@@ -167,9 +167,24 @@ public final class Exchange: Sendable {
 
     // MARK: The lifecycle
 
+    /// One run (see ``runWithNotifications()``), logged when the configuration's logger logs at `debug`.
+    private func execute() async -> Result<ExchangeResult, any Error> {
+        guard let log = ExchangeLog(base: configuration.logger) else { return await runWithNotifications() }
+        log.started(originalRequest)
+        let start = ContinuousClock.now
+        let outcome = await ExchangeLog.$current.withValue(log) { await runWithNotifications() }
+        let elapsed = ContinuousClock.now - start
+        let duration = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        switch outcome {
+        case .success(let result): log.finished(result, duration: duration)
+        case .failure(let error): log.failed(error, duration: duration)
+        }
+        return outcome
+    }
+
     /// One run from the first request to the end of the body (for `.stream`: to the head), with the
     /// notifications and the completion hook.
-    private func execute() async -> Result<ExchangeResult, any Error> {
+    private func runWithNotifications() async -> Result<ExchangeResult, any Error> {
         let posts = RequestNotifications.arePosted
         state.withLock { state in
             state.metrics.fetchStart = Date()
@@ -246,6 +261,7 @@ public final class Exchange: Sendable {
             headers.reserveCapacity(fields.count)
             for (name, value) in fields { headers.append((name: name, value: value)) }
         }
+        if let log = ExchangeLog.current, log.tracesDecisions { log.sending(urlRequest, headers: headers) }
         var transportRequest = TransportRequest(
             url: url,
             method: urlRequest.httpMethod ?? "GET",

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -28,6 +29,14 @@ public struct ExchangeConfiguration: Sendable {
     /// The caller's own stages, outermost first: they see the request before the follow-ups, cookies and transport,
     /// and the final response after them (see ``ExchangePipeline``). Default none.
     public var stages: [any ExchangeStage] = []
+    /// Where the exchange's events go (swift-log): its start and end at `debug` (method, URL without credentials or
+    /// secret-looking query values, status, duration, bytes, redirects, retries), the pipeline's decisions and each
+    /// request's header fields (`Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` masked) at `trace`,
+    /// each with a `courier.request.id`. Default: ``ExchangeConfiguration/silentLogger``, which logs nothing and costs
+    /// one level check per exchange.
+    public var logger: Logger = ExchangeConfiguration.silentLogger
+    /// A logger that discards everything: the default of every `logger` setting.
+    public static let silentLogger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
     /// Request interceptors, in the order they run: adapters before every attempt, retriers after a failed one
     /// (see ``InterceptionStage``; sessions and managers put their own before the request's). Default none.
     public var interceptors: [any RequestInterceptor] = []

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -24,6 +25,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
         var proxy: ProxyConfiguration?
         var interceptors: [any RequestInterceptor] = []
+        var logger: Logger = ExchangeConfiguration.silentLogger
         var credential: URLCredential?
         var shouldUseCredentialStorage = true
         var reachabilityManager: NetworkReachabilityManager?
@@ -90,6 +92,13 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         set { settings.withLock { $0.interceptors = newValue } }
     }
 
+    /// Given to every operation: where its request events go (see ``ExchangeConfiguration/logger``). Default
+    /// ``ExchangeConfiguration/silentLogger``. Courier's addition.
+    public var logger: Logger {
+        get { settings.withLock { $0.logger } }
+        set { settings.withLock { $0.logger = newValue } }
+    }
+
     /// Given to every operation for authentication challenges from its request's own origin (see
     /// ``URLConnectionOperation/credential``). Default `nil`.
     public var credential: URLCredential? {
@@ -149,6 +158,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         operation.securityPolicy = current.securityPolicy
         operation.proxy = current.proxy
         operation.interceptors = current.interceptors
+        operation.logger = current.logger
         operation.credential = current.credential
         operation.shouldUseCredentialStorage = current.shouldUseCredentialStorage
         operation.completionQueue = current.completionQueue

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -34,6 +35,7 @@ struct OperationStorage: Sendable {
     var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
     var proxy: ProxyConfiguration?
     var interceptors: [any RequestInterceptor] = []
+    var logger: Logger = ExchangeConfiguration.silentLogger
     var retryCount = 0
     var transport: (any HTTPTransport)?
     var stages: [any ExchangeStage] = []

@@ -174,6 +174,7 @@ extension URLConnectionOperation {
             configuration.newBodyStream = { _ in (original.httpBodyStream as? MultipartBodyStream).flatMap { try? $0.makeReplacement() } }
         }
         configuration.interceptors = snapshot.interceptors
+        configuration.logger = snapshot.logger
         if !snapshot.interceptors.isEmpty {
             configuration.willRetry = { [weak self] _ in
                 self?.storage.withLock { storage in

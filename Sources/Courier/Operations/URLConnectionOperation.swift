@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -68,6 +69,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
                 fresh.securityPolicy = original.securityPolicy
                 fresh.proxy = original.proxy
                 fresh.interceptors = original.interceptors
+                fresh.logger = original.logger
                 fresh.transport = original.transport
                 fresh.stages = original.stages
             }
@@ -221,6 +223,13 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     public var interceptors: [any RequestInterceptor] {
         get { storage.withLock { $0.interceptors } }
         set { storage.withLock { $0.interceptors = newValue } }
+    }
+
+    /// Where the operation's request events go (see ``ExchangeConfiguration/logger``); the shared transports'
+    /// connection pools do not log. Default ``ExchangeConfiguration/silentLogger``. Courier's addition.
+    public var logger: Logger {
+        get { storage.withLock { $0.logger } }
+        set { storage.withLock { $0.logger = newValue } }
     }
 
     /// How many times the operation's request was sent again by an interceptor's retry decision so far.

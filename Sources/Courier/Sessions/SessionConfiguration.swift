@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -78,6 +79,9 @@ public struct SessionConfiguration: Sendable {
     /// `--unix-socket`); the URL's host still goes into `Host`. Default `nil`. Ignored when ``transport`` is set.
     /// For one request at a time, use an `http+unix://` URL instead (see ``AsyncHTTPClientTransport``).
     public var unixSocketPath: String?
+    /// Where the session's events go (swift-log): each task's exchange (see ``ExchangeConfiguration/logger``) and
+    /// the session's own transport's connection pool. Default ``ExchangeConfiguration/silentLogger`` (nothing).
+    public var logger: Logger = ExchangeConfiguration.silentLogger
     /// Request interceptors for every task, run before a task's own (``SessionTask/interceptors``): adapters before
     /// every attempt, retriers after a failed one (see ``RequestInterceptor``, ``RetryPolicy``). One ``RetryPolicy``
     /// instance here gives the session one retry budget. Default none: nothing is retried.
@@ -119,6 +123,7 @@ public struct SessionConfiguration: Sendable {
         settings.securityPolicies = securityPolicies
         settings.proxy = proxy
         settings.unixSocketPath = unixSocketPath
+        settings.logger = logger
         return settings
     }
 

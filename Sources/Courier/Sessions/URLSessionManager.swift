@@ -233,6 +233,7 @@ open class URLSessionManager: @unchecked Sendable {
         exchange.credentialStore = configuration.urlCredentialStorage
         exchange.contentDecoding = configuration.contentDecoding
         exchange.cache = configuration.urlCache
+        exchange.logger = configuration.logger
         return exchange
     }
 

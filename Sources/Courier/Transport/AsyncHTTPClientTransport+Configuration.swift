@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Logging
 import NIOCore
 import NIOSSL
 
@@ -77,6 +78,9 @@ extension AsyncHTTPClientTransport {
         /// `URLError(.unsupportedURL)`); no proxy applies. Default `nil`. One request can also name its socket in an
         /// `http+unix://<percent-encoded socket path>/path` URL (AsyncHTTPClient's form), sent with `Host: localhost`.
         public var unixSocketPath: String?
+        /// Handed to AsyncHTTPClient for its connection pool's events and each request's (connections made,
+        /// reused and closed, at `debug` and `trace`). Default ``ExchangeConfiguration/silentLogger``.
+        public var logger: Logger = ExchangeConfiguration.silentLogger
         /// An extra handshake hook: called on every new connection after the TLS handshake and after the security
         /// policy accepted it, before the connection carries a request; a failed future closes the connection and
         /// fails the request. Default `nil`.

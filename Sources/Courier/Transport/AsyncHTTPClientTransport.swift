@@ -140,7 +140,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         }
         let eventLoop = clients.eventLoop(for: target)
         let task = client.client.execute(
-            request: engineRequest, delegate: delegate, eventLoop: .delegate(on: eventLoop), deadline: nil
+            request: engineRequest, delegate: delegate, eventLoop: .delegate(on: eventLoop), deadline: nil, logger: configuration.logger
         )
         delegate.attach(task)
         request.cancellation?.onCancel { delegate.cancel() }

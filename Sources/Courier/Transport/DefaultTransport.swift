@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The default engine, named in this one place: sessions and operations that were given no transport ask here
 /// for one, so nothing above ``HTTPTransport`` depends on AsyncHTTPClient.
@@ -13,6 +14,7 @@ enum DefaultTransport {
         var securityPolicies: [String: SecurityPolicy] = [:]
         var proxy: ProxyConfiguration?
         var unixSocketPath: String?
+        var logger: Logger = ExchangeConfiguration.silentLogger
     }
 
     /// A new transport with its own connection pool; its owner shuts it down.
@@ -26,6 +28,7 @@ enum DefaultTransport {
         configuration.securityPolicies = settings.securityPolicies
         configuration.proxy = settings.proxy
         configuration.unixSocketPath = settings.unixSocketPath
+        configuration.logger = settings.logger
         return AsyncHTTPClientTransport(configuration: configuration)
     }
 }

@@ -89,11 +89,12 @@ final class EngineClientPool: Sendable {
         let connections = ConnectionEstablishmentTracker(isSecure: false)
         self.plainClient = EngineClient(
             client: HTTPClient(
-                eventLoopGroup: eventLoopGroup,
+                eventLoopGroupProvider: .shared(eventLoopGroup),
                 configuration: configuration.makeClientConfiguration(
                     tls: configuration.tlsConfiguration,
                     verifier: Self.recording(connections, after: configuration.connectionVerifier)
-                )
+                ),
+                backgroundActivityLogger: configuration.logger
             ),
             connections: connections
         )
@@ -125,13 +126,14 @@ final class EngineClientPool: Sendable {
             let connections = ConnectionEstablishmentTracker(isSecure: false)
             let client = EngineClient(
                 client: HTTPClient(
-                    eventLoopGroup: group,
+                    eventLoopGroupProvider: .shared(group),
                     configuration: configuration.makeClientConfiguration(
                         tls: configuration.tlsConfiguration,
                         verifier: Self.recording(connections, after: configuration.connectionVerifier),
                         proxy: proxy,
                         forwardsPlainHTTP: proxy.kind == .http
-                    )
+                    ),
+                    backgroundActivityLogger: configuration.logger
                 ),
                 connections: connections,
                 proxy: proxy
@@ -251,7 +253,7 @@ final class EngineClientPool: Sendable {
             let answerers = ServerTrustAnswerers()
             let client = EngineClient(
                 client: HTTPClient(
-                    eventLoopGroup: group,
+                    eventLoopGroupProvider: .shared(group),
                     configuration: configuration.makeClientConfiguration(
                         tls: try Self.tlsConfiguration(for: evaluation, configuration: configuration),
                         verifier: Self.recording(connections, after: Self.verifier(
@@ -259,7 +261,8 @@ final class EngineClientPool: Sendable {
                         )),
                         proxy: key.proxy,
                         forwardsPlainHTTP: false
-                    )
+                    ),
+                    backgroundActivityLogger: configuration.logger
                 ),
                 connections: connections,
                 evaluation: evaluation,

@@ -113,6 +113,11 @@ public struct AuthenticationStage: ExchangeStage {
         }
         guard let chosen, let user = chosen.user, let password = chosen.password else { return nil }
         failures[space] = failed + 1
+        ExchangeLog.decision("answering authentication challenge", [
+            "courier.auth.scheme": "\(scheme.name)",
+            "courier.auth.realm": "\(space.realm ?? "")",
+            "courier.auth.attempt": "\(failed + 1)",
+        ])
 
         let header: String?
         if scheme.name == "digest" {

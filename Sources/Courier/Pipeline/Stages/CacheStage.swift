@@ -118,6 +118,10 @@ public struct CacheStage: ExchangeStage {
         let response = TransportResponse(
             head: head, headerFields: fields, body: ResponseBodyStream(data: entry.body), httpVersion: entry.httpVersion
         )
+        ExchangeLog.decision("answered from the cache", [
+            "courier.cache.source": "\(source == .revalidated ? "revalidated" : "cache")",
+            "url.full": "\(LogRedaction.loggable(url))",
+        ])
         return StageResponse(request: request, transportResponse: response, source: source)
     }
 

@@ -84,7 +84,9 @@ public struct InterceptionStage: ExchangeStage {
             }
             if let response { try await FollowUpRequest.abandon(response, sentBody: sent.body) }
             number += 1
-            await willRetry?(RetryEvent(request: sent.urlRequest, retryNumber: number, delay: delay, error: failure, response: response?.head))
+            let event = RetryEvent(request: sent.urlRequest, retryNumber: number, delay: delay, error: failure, response: response?.head)
+            ExchangeLog.current?.retrying(event)
+            await willRetry?(event)
             if delay > 0 {
                 do {
                     // A year bounds what Duration is given (a retrier's delay is not checked).

@@ -71,6 +71,10 @@ public struct RedirectStage: ExchangeStage {
             response.body.cancel()
             throw error.urlError(for: url, userInfo: [Exchange.redirectResponseKey: response.head])
         }
+        ExchangeLog.decision("following redirect", [
+            "http.response.status_code": "\(response.head.statusCode)",
+            "url.full": "\(LogRedaction.loggable(url))",
+        ])
         return next
     }
 }

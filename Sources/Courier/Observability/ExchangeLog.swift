@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The log events of one exchange (swift-log), each with the exchange's request id in its metadata
+/// (`courier.request.id`): its start and end at `debug`, the pipeline's decisions at `trace`.
+///
+/// Nothing is made, not even the id, when the logger's level is above `debug`: an exchange then pays one level check.
+struct ExchangeLog: Sendable {
+    let logger: Logger
+    /// Retries of this exchange, counted by ``retrying(_:)``.
+    private let retryCounter = RetryCounter()
+
+    /// The current exchange's log, for the stages (which run in the exchange's task); set only while it logs.
+    @TaskLocal static var current: ExchangeLog?
+
+    private final class RetryCounter: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    /// How many retries the interceptors decided so far.
+    var retries: Int { retryCounter.value.load(ordering: .relaxed) }
+
+    private static let nextID = Atomic<UInt64>(0)
+
+    /// The log of a new exchange, or nil when `base` logs nothing at `debug`.
+    init?(base: Logger) {
+        guard base.logLevel <= .debug else { return nil }
+        var logger = base
+        logger[metadataKey: "courier.request.id"] = "\(Self.nextID.add(1, ordering: .relaxed).newValue)"
+        self.logger = logger
+    }
+
+    /// Whether the stages' decisions are logged.
+    var tracesDecisions: Bool { logger.logLevel <= .trace }
+
+    func started(_ request: URLRequest) {
+        logger.debug("request started", metadata: [
+            "http.request.method": "\(request.httpMethod ?? "GET")",
+            "url.full": "\(LogRedaction.loggable(request.url))",
+        ])
+    }
+
+    /// A retry decided by an interceptor.
+    func retrying(_ event: RetryEvent) {
+        retryCounter.value.add(1, ordering: .relaxed)
+        logger.trace("retrying request", metadata: [
+            "courier.retry": "\(event.retryNumber)",
+            "courier.retry_delay_ms": "\(Int((event.delay * 1000).rounded()))",
+            "http.response.status_code": "\(event.response.map { "\($0.statusCode)" } ?? "none")",
+            "error.message": "\(event.error)",
+        ])
+    }
+
+    func finished(_ result: ExchangeResult, duration: TimeInterval) {
+        logger.debug("request finished", metadata: [
+            "http.response.status_code": "\(result.response.statusCode)",
+            "url.full": "\(LogRedaction.loggable(result.response.url))",
+            "courier.duration_ms": "\(Int((duration * 1000).rounded()))",
+            "courier.bytes_received": "\(result.bytesReceived)",
+            "courier.redirects": "\(result.redirectCount)",
+            "courier.retries": "\(retries)",
+        ])
+    }
+
+    func failed(_ error: any Error, duration: TimeInterval) {
+        let code = (error as? URLError).map { "\($0.code.rawValue)" } ?? "\(type(of: error))"
+        logger.debug(error is CancellationError || (error as? URLError)?.code == .cancelled ? "request cancelled" : "request failed", metadata: [
+            "error.type": "\(code)",
+            "error.message": "\((error as? URLError)?.localizedDescription ?? "\(error)")",
+            "courier.duration_ms": "\(Int((duration * 1000).rounded()))",
+            "courier.retries": "\(retries)",
+        ])
+    }
+
+    /// A request going on the wire, with its header fields (secret ones masked).
+    func sending(_ request: URLRequest, headers: [(name: String, value: String)]) {
+        logger.trace("sending request", metadata: [
+            "http.request.method": "\(request.httpMethod ?? "GET")",
+            "url.full": "\(LogRedaction.loggable(request.url))",
+            "http.request.headers": .dictionary(Dictionary(
+                headers.map { ($0.name, Logger.MetadataValue.string(LogRedaction.loggable(header: $0.name, value: $0.value))) },
+                uniquingKeysWith: { first, _ in first }
+            )),
+        ])
+    }
+
+    /// A pipeline decision (a redirect followed, a cache answer, a challenge answered), at `trace`.
+    static func decision(_ message: @autoclosure () -> Logger.Message, _ metadata: @autoclosure () -> Logger.Metadata = [:]) {
+        guard let current, current.tracesDecisions else { return }
+        current.logger.trace(message(), metadata: metadata())
+    }
+}
