@@ -1,5 +1,6 @@
 import Courier
 import Foundation
+import Logging
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -22,6 +23,11 @@ final class CourierSessionClient: BenchLibraryClient {
         if ProcessInfo.processInfo.environment["COURIER_BENCH_BARE"] == "1" {
             configuration.urlCache = nil
             configuration.contentDecoding = nil
+        }
+        // COURIER_BENCH_LOG_LEVEL=info|debug|trace gives the session a logger at that level whose handler drops
+        // every event, to show what logging costs when it is off (info: Courier logs nothing above debug) and on.
+        if let level = ProcessInfo.processInfo.environment["COURIER_BENCH_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) {
+            configuration.logger = Logger(label: "bench") { _ in DroppingLogHandler(logLevel: level) }
         }
         manager = HTTPSessionManager(baseURL: nil, configuration: configuration)
         manager.responseSerializer = HTTPResponseSerializer()
@@ -96,4 +102,17 @@ final class CourierSessionClient: BenchLibraryClient {
         manager.invalidateSessionCancelingTasks(false)
         try await manager.transport.shutdown()
     }
+}
+
+/// A log handler at a given level that drops what reaches it (the events are still made and handed over).
+private struct DroppingLogHandler: LogHandler {
+    var logLevel: Logger.Level
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {}
 }
