@@ -49,7 +49,7 @@ struct ExchangeLog: Sendable {
         retryCounter.value.add(1, ordering: .relaxed)
         logger.trace("retrying request", metadata: [
             "courier.retry": "\(event.retryNumber)",
-            "courier.retry_delay_ms": "\(Int((event.delay * 1000).rounded()))",
+            "courier.retry_delay_ms": "\(Self.milliseconds(event.delay))",
             "http.response.status_code": "\(event.response.map { "\($0.statusCode)" } ?? "none")",
             "error.message": "\(event.error)",
         ])
@@ -59,7 +59,7 @@ struct ExchangeLog: Sendable {
         logger.debug("request finished", metadata: [
             "http.response.status_code": "\(result.response.statusCode)",
             "url.full": "\(LogRedaction.loggable(result.response.url))",
-            "courier.duration_ms": "\(Int((duration * 1000).rounded()))",
+            "courier.duration_ms": "\(Self.milliseconds(duration))",
             "courier.bytes_received": "\(result.bytesReceived)",
             "courier.redirects": "\(result.redirectCount)",
             "courier.retries": "\(retries)",
@@ -71,7 +71,7 @@ struct ExchangeLog: Sendable {
         logger.debug(error is CancellationError || (error as? URLError)?.code == .cancelled ? "request cancelled" : "request failed", metadata: [
             "error.type": "\(code)",
             "error.message": "\((error as? URLError)?.localizedDescription ?? "\(error)")",
-            "courier.duration_ms": "\(Int((duration * 1000).rounded()))",
+            "courier.duration_ms": "\(Self.milliseconds(duration))",
             "courier.retries": "\(retries)",
         ])
     }
@@ -86,6 +86,11 @@ struct ExchangeLog: Sendable {
                 uniquingKeysWith: { first, _ in first }
             )),
         ])
+    }
+
+    /// `seconds` in whole milliseconds as text, for any value (no conversion to `Int` that could trap).
+    private static func milliseconds(_ seconds: TimeInterval) -> String {
+        String(format: "%.0f", (seconds * 1000).rounded())
     }
 
     /// A pipeline decision (a redirect followed, a cache answer, a challenge answered), at `trace`.

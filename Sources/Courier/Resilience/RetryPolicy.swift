@@ -126,16 +126,20 @@ public final class RetryPolicy: RequestInterceptor {
         return ceiling.isFinite && ceiling > 0 ? ceiling : 0
     }
 
-    /// The seconds a `Retry-After` value asks for: delta-seconds, or an HTTP date (a past date is 0); nil when
-    /// absent or malformed.
+    /// The most seconds a `Retry-After` value is read as (about 31 years): a server's longer number (even one
+    /// with hundreds of digits) means the same "too long", and stays a finite number any caller can convert.
+    public static let longestRetryAfter: TimeInterval = 1e9
+
+    /// The seconds a `Retry-After` value asks for: delta-seconds, or an HTTP date (a past date is 0), at most
+    /// ``longestRetryAfter``; nil when absent or malformed.
     public static func retryAfter(_ value: String?, now: Date = Date()) -> TimeInterval? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-            // More digits than a Double holds exactly still mean "a very long time".
-            return Double(value)
+            return min(Double(value) ?? longestRetryAfter, longestRetryAfter)
         }
         guard let date = HTTPDate.parse(value) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        let delay = date.timeIntervalSince(now)
+        return delay.isFinite ? min(max(0, delay), longestRetryAfter) : nil
     }
 }
 
@@ -149,8 +153,13 @@ public struct RetryAfterTooLongError: Error, Sendable, Hashable, CustomStringCon
     /// The policy's ``RetryPolicy/maximumRetryAfter``.
     public let maximum: TimeInterval
 
+    /// Whole seconds as text, for any value (no conversion to `Int` that could trap).
+    private static func seconds(_ value: TimeInterval) -> String {
+        value.isFinite ? String(format: "%.0f", value.rounded(.up)) : "\(value)"
+    }
+
     /// "The server answered 503 and asked to retry after 3600 s, more than the 30 s the retry policy waits."
     public var description: String {
-        "The server answered \(statusCode) and asked to retry after \(Int(retryAfter.rounded(.up))) s, more than the \(Int(maximum)) s the retry policy waits."
+        "The server answered \(statusCode) and asked to retry after \(Self.seconds(retryAfter)) s, more than the \(Self.seconds(maximum)) s the retry policy waits."
     }
 }

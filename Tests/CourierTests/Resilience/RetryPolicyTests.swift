@@ -142,6 +142,20 @@ struct RetryPolicyTests {
         }
     }
 
+    @Test func anEnormousRetryAfterIsTooLongNotACrash() async throws {
+        let digits = String(repeating: "9", count: 400)
+        #expect(RetryPolicy.retryAfter(digits) == RetryPolicy.longestRetryAfter)
+        #expect(RetryPolicy.retryAfter("10000000000000000000") == RetryPolicy.longestRetryAfter)
+        let stub = StubTransport { _ in StubResponse(statusCode: 429, headers: [("Retry-After", digits)]) }
+        let outcome = await Self.run(over: stub) { $0.interceptors = [RetryPolicy()] }
+        #expect {
+            try outcome.get()
+        } throws: { error in
+            guard let error = error as? RetryAfterTooLongError else { return false }
+            return error.description.contains("1000000000 s") && error.statusCode == 429
+        }
+    }
+
     @Test func theBudgetHoldsAFailingBackendToItsShare() async throws {
         let budget = RetryBudget()
         let policy = Self.immediate(retryLimit: 2, budget: budget)
