@@ -25,7 +25,8 @@ public struct ServerTrust: Sendable {
 /// What a transport-level server-trust handler decides on a new connection (see
 /// ``TransportRequest/serverTrustHandler``).
 public enum ServerTrustDecision: Sendable, Hashable {
-    /// Use the connection, whatever the policy said.
+    /// Use the connection, whatever the policy's host-name and pin checks said. (A chain the TLS stack itself
+    /// refused never reaches a handler: the handshake has failed by then.)
     case accept
     /// Refuse the connection, whatever the policy said: the request fails with `URLError(.serverCertificateUntrusted)`.
     case reject

@@ -47,6 +47,8 @@ final class EngineClientPool: Sendable {
     private struct Key: Hashable {
         let policy: ObjectIdentifier
         let host: String
+        /// One client per port too, so that a server-trust challenge is asked of a request to the same port.
+        let port: Int
         let proxy: ProxyServer?
     }
 
@@ -113,7 +115,7 @@ final class EngineClientPool: Sendable {
             }
             return try plainClient(through: proxy)
         }
-        return try client(forHTTPSHost: target.host, proxy: proxy)
+        return try client(forHTTPSHost: target.host, port: target.port, proxy: proxy)
     }
 
     /// The client for plain-HTTP requests through `proxy`, made on first use.
@@ -168,10 +170,10 @@ final class EngineClientPool: Sendable {
     /// The client for HTTPS requests to `host`, made on first use.
     /// - Throws: `HTTPClientError.alreadyShutdown` after ``shutdown()``; SwiftNIO SSL's error when a trust root of the
     ///   policy cannot be loaded.
-    func client(forHTTPSHost rawHost: String, proxy: ProxyServer? = nil) throws -> EngineClient {
+    func client(forHTTPSHost rawHost: String, port: Int = 443, proxy: ProxyServer? = nil) throws -> EngineClient {
         let host = Self.normalized(rawHost)
         let policy = policy(forHost: host)
-        let key = Key(policy: ObjectIdentifier(policy), host: host, proxy: proxy)
+        let key = Key(policy: ObjectIdentifier(policy), host: host, port: port, proxy: proxy)
         let revision = policy.tlsStackRequirementsRevision
         let current = state.withLock { state -> EngineClient? in
             guard let entry = state.entries[key], entry.requirementsRevision == revision else { return nil }

@@ -111,6 +111,20 @@ struct ServerTrustChallengeTests {
         }
     }
 
+    /// A block written for 401s answers with a password: that must not make a refused certificate trusted.
+    @Test func aCredentialIsNoVerdictOnACertificate() async throws {
+        let session = Self.session(try Self.policy(strangerPin: true), http2: true)
+        defer { session.invalidateSessionCancelingTasks(true) }
+        session.setSessionDidReceiveAuthenticationChallengeBlock { _, _ in
+            .useCredential(URLCredential(user: "user", password: "password", persistence: .none))
+        }
+        await #expect {
+            _ = try await session.data(for: try NginxInterop.request("hello.txt"))
+        } throws: { error in
+            (error as? URLError)?.code == .serverCertificateUntrusted
+        }
+    }
+
     @Test func anAnswerSlowerThanTheConnectTimeoutFailsTheConnection() async throws {
         let session = Self.session(try Self.policy(strangerPin: false), http2: true, connectTimeout: 0.5)
         defer { session.invalidateSessionCancelingTasks(true) }

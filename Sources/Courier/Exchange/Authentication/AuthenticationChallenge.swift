@@ -49,7 +49,7 @@ public struct AuthenticationChallenge: Sendable {
     /// The request that got the 401, or that waits for the connection being made.
     public let request: URLRequest
     /// The server's certificates and the security policy's verdict, for a server-trust challenge; nil for a 401.
-    /// Answer with ``AuthenticationDisposition/acceptServerTrust`` (or `.useCredential`) to trust the server,
+    /// Answer with ``AuthenticationDisposition/acceptServerTrust`` to trust the server,
     /// ``AuthenticationDisposition/rejectProtectionSpace`` to refuse it, `.performDefaultHandling` to apply the
     /// verdict, `.cancel` to fail the request.
     public let serverTrust: ServerTrust?
@@ -84,18 +84,19 @@ public struct AuthenticationChallenge: Sendable {
     /// The transport's decision for a server-trust challenge answered with `disposition`.
     static func serverTrustDecision(for disposition: AuthenticationDisposition) -> ServerTrustDecision {
         switch disposition {
-        case .acceptServerTrust, .useCredential: return .accept
+        case .acceptServerTrust: return .accept
         case .rejectProtectionSpace: return .reject
         case .cancel: return .cancel
-        case .performDefaultHandling, .continueWithoutCredential: return .performDefaultHandling
+        // A block written for 401s answers `.useCredential` with a password: that is no verdict on a certificate.
+        case .performDefaultHandling, .continueWithoutCredential, .useCredential: return .performDefaultHandling
         }
     }
 }
 
 /// What the challenge hook decides.
 public enum AuthenticationDisposition: Sendable {
-    /// Answer with this credential. For a server-trust challenge: trust the server (as URLSession's
-    /// `URLCredential(trust:)`; the credential itself is not used).
+    /// Answer with this credential. For a server-trust challenge, the same as `.performDefaultHandling` (a block
+    /// written for 401s must not trust certificates by accident): trust a server with `.acceptServerTrust`.
     case useCredential(URLCredential)
     /// Do what Courier would do without a hook: the request's credential, then the credential store; for a
     /// server-trust challenge, the security policy's verdict.
