@@ -60,7 +60,8 @@ public struct ProxyBypass: Sendable, Hashable {
             case .everything:
                 return true
             case .domain(let domain, let rulePort):
-                guard rulePort == nil || rulePort == port else { return false }
+                // A name rule applies to names only (as curl's): `0.1` must not match the address 10.0.0.1.
+                guard address == nil, rulePort == nil || rulePort == port else { return false }
                 return host == domain || host.hasSuffix("." + domain)
             case .addressRange(let network, let prefixLength, let rulePort):
                 guard rulePort == nil || rulePort == port, let address else { return false }

@@ -58,21 +58,23 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
     /// - Throws: ``ProxyConfigurationError`` for another scheme (`https` proxies, SOCKS4), a missing or malformed
     ///   host, a port outside 1…65535, a path, or credentials on a SOCKS5 proxy.
     public init(url text: String) throws(ProxyConfigurationError) {
+        // Messages show the proxy without its password.
+        let shown = Self.withoutPassword(text).debugDescription
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let withScheme = trimmed.contains("://") ? trimmed : "http://" + trimmed
         guard let components = URLComponents(string: withScheme), let scheme = components.scheme?.lowercased() else {
-            throw ProxyConfigurationError("The proxy \(text.debugDescription) is not a URL.")
+            throw ProxyConfigurationError("The proxy \(shown) is not a URL.")
         }
         switch scheme {
         case "http": kind = .http
         case "socks5", "socks5h": kind = .socks5
         case "https":
-            throw ProxyConfigurationError("The proxy \(text.debugDescription) is an HTTPS proxy; only http:// and socks5:// proxies are supported.")
+            throw ProxyConfigurationError("The proxy \(shown) is an HTTPS proxy; only http:// and socks5:// proxies are supported.")
         default:
-            throw ProxyConfigurationError("The proxy \(text.debugDescription) uses \(scheme)://; only http:// and socks5:// proxies are supported.")
+            throw ProxyConfigurationError("The proxy \(shown) uses \(scheme)://; only http:// and socks5:// proxies are supported.")
         }
         guard var host = components.host, !host.isEmpty else {
-            throw ProxyConfigurationError("The proxy \(text.debugDescription) has no host.")
+            throw ProxyConfigurationError("The proxy \(shown) has no host.")
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard RequestURLCheck.isAcceptableHost(host) else {
@@ -90,7 +92,7 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
         guard components.percentEncodedPath.isEmpty || components.percentEncodedPath == "/",
             components.percentEncodedQuery == nil
         else {
-            throw ProxyConfigurationError("The proxy \(text.debugDescription) has a path or a query; give only [user:password@]host[:port].")
+            throw ProxyConfigurationError("The proxy \(shown) has a path or a query; give only [user:password@]host[:port].")
         }
         if let user = components.user {
             guard kind == .http else {
@@ -100,6 +102,16 @@ public struct ProxyServer: Sendable, Hashable, CustomStringConvertible {
         } else {
             credentials = nil
         }
+    }
+
+    /// `text` with the password of a `user:password@` removed (for messages).
+    static func withoutPassword(_ text: String) -> String {
+        let start = text.range(of: "://")?.upperBound ?? text.startIndex
+        let authorityEnd = text[start...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
+        guard let at = text[start..<authorityEnd].lastIndex(of: "@"),
+              let colon = text[start..<at].firstIndex(of: ":")
+        else { return text }
+        return String(text[..<colon]) + String(text[at...])
     }
 
     /// The proxy as a URL without its password: `http://user@host:port`.

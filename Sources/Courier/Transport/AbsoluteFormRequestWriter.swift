@@ -5,20 +5,23 @@ import NIOHTTP1
 /// HTTP proxy that forwards plain-HTTP requests (RFC 9112 §3.2.2), as curl and browsers do for `http://` URLs.
 ///
 /// The engine writes origin-form targets (`/path`) to the host of the request's URL; for a forwarded request that
-/// host is the proxy and the origin is named by the `Host` header the transport sets, so the absolute form is
-/// rebuilt here from it, just before SwiftNIO's request encoder.
+/// host is the proxy, and the transport names the origin of the request's URL in ``targetField`` (not taken from
+/// `Host`, which a caller may set to anything), so the absolute form is rebuilt here from it, just before SwiftNIO's
+/// request encoder, and the field removed.
 final class AbsoluteFormRequestWriter: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPClientRequestPart
     typealias OutboundOut = HTTPClientRequestPart
 
+    /// The field carrying `scheme://host[:port]` from the transport to this writer; never sent.
+    static let targetField = "X-Courier-Forward-Origin"
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        guard case .head(var head) = unwrapOutboundIn(data), head.uri.hasPrefix("/"),
-            let host = head.headers.first(name: "Host")
-        else {
+        guard case .head(var head) = unwrapOutboundIn(data), let origin = head.headers.first(name: Self.targetField) else {
             context.write(data, promise: promise)
             return
         }
-        head.uri = "http://\(host)\(head.uri)"
+        head.headers.remove(name: Self.targetField)
+        if head.uri.hasPrefix("/") { head.uri = origin + head.uri }
         context.write(wrapOutboundOut(.head(head)), promise: promise)
     }
 

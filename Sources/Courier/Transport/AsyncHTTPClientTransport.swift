@@ -120,9 +120,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
         let connections = client.connections
         let ticket = connections.begin()
-        // Listed until the head arrives or the attempt fails: a connection made meanwhile asks this request.
-        let trustTicket = request.serverTrustHandler.flatMap { handler in
-            client.trustAnswerers.map { answerers in (answerers, answerers.add(handler, port: target.port)) }
+        // Listed until the head arrives or the attempt fails: a connection made meanwhile asks the oldest request.
+        let trustTicket = client.trustAnswerers.map { answerers in
+            (answerers, answerers.add(request.serverTrustHandler, port: target.port))
         }
         defer { trustTicket.map { $0.0.remove($0.1) } }
         // Bytes reported for this attempt, so that a retry does not report them twice (only with a body to report).
@@ -225,6 +225,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             if name.isHeaderName("Content-Length") || name.isHeaderName("Transfer-Encoding") {
                 continue
             }
+            // Proxy credentials are for a forwarding proxy only: never for an origin, in a tunnel or bypassing.
+            if name.isHeaderName("Proxy-Authorization"), !client.forwardsThroughProxy {
+                continue
+            }
             headers.add(name: name, value: value)
         }
         var engineURL = request.url
@@ -265,6 +269,8 @@ extension AsyncHTTPClientTransport {
         _ url: URL, target: RequestURLCheck.Target, through proxy: ProxyServer, headers: inout HTTPHeaders
     ) throws -> URL {
         addOriginHost(target, to: &headers)
+        // The proxy fetches the URL's origin, whatever `Host` says (the writer takes it from here and removes it).
+        headers.replaceOrAdd(name: AbsoluteFormRequestWriter.targetField, value: originAuthority(target, includingScheme: true))
         if let credentials = proxy.credentials, !headers.contains(name: "Proxy-Authorization") {
             headers.add(name: "Proxy-Authorization", value: credentials.headerValue)
         }
@@ -301,9 +307,15 @@ extension AsyncHTTPClientTransport {
     /// `Host: origin[:port]` unless the caller set one.
     private static func addOriginHost(_ target: RequestURLCheck.Target, to headers: inout HTTPHeaders) {
         guard !headers.contains(name: "Host") else { return }
+        headers.add(name: "Host", value: originAuthority(target, includingScheme: false))
+    }
+
+    /// `[scheme://]host[:port]`, the port only when not the scheme's default, an IPv6 host in brackets.
+    private static func originAuthority(_ target: RequestURLCheck.Target, includingScheme: Bool) -> String {
         let host = target.host.contains(":") ? "[\(target.host)]" : target.host
         let defaultPort = target.scheme == "https" ? 443 : 80
-        headers.add(name: "Host", value: target.port == defaultPort ? host : "\(host):\(target.port)")
+        let authority = target.port == defaultPort ? host : "\(host):\(target.port)"
+        return includingScheme ? "\(target.scheme)://\(authority)" : authority
     }
 
     /// `url`'s path and query after `base` (a scheme and an authority).

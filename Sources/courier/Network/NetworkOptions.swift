@@ -27,8 +27,12 @@ struct NetworkOptions: ParsableArguments {
             if let proxy {
                 guard !proxy.isEmpty else { return nil }
                 let server = try ProxyServer(url: proxy)
+                // The option replaces the environment's proxies, so only its no_proxy is read (a proxy variable the
+                // option overrides may hold anything).
                 var environmentBypass = ProxyBypass()
-                if noproxy == nil { environmentBypass = try ProxyConfiguration.fromEnvironment(environment).bypass }
+                if noproxy == nil, let list = environment["no_proxy"] ?? environment["NO_PROXY"] {
+                    environmentBypass = try ProxyBypass(parsing: list)
+                }
                 configuration = .all(server, bypass: environmentBypass)
             } else {
                 configuration = try ProxyConfiguration.fromEnvironment(environment)

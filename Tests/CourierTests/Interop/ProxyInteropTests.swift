@@ -79,6 +79,14 @@ struct ProxyInteropTests {
         let url = try ProxyServers.httpbinURL("get", probe: probe)
         let (data, response) = try await session.data(for: URLRequest(url: url))
         #expect(response.statusCode == 200)
+
+        // The proxy fetches the URL's origin, not whatever a caller's Host names.
+        let misleading = NginxInterop.probe()
+        var named = URLRequest(url: try ProxyServers.httpbinURL("get", probe: misleading))
+        named.setValue("elsewhere.invalid", forHTTPHeaderField: "Host")
+        _ = try await session.data(for: named)
+        let fetched = try await ProxyServers.log("COURIER_TINYPROXY_LOG", containing: misleading)
+        #expect(fetched.first?.contains("GET http://127.0.0.1:\(try #require(url.port))/get?probe=\(misleading)") == true, "\(fetched)")
         let echoed = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let headers = try #require(echoed["headers"] as? [String: String])
         #expect(headers["Host"] == "\(try #require(url.host)):\(try #require(url.port))", "the origin is named in Host: \(headers)")
@@ -174,8 +182,13 @@ struct ProxyInteropTests {
         let session = try ProxyServers.session(.all(try ProxyServers.pproxy()))
         defer { session.invalidateSessionCancelingTasks(true) }
         let plainURL = try ProxyServers.httpbinURL("get", probe: NginxInterop.probe())
-        let (_, plain) = try await session.data(for: URLRequest(url: plainURL))
+        var plainRequest = URLRequest(url: plainURL)
+        // Proxy credentials are for a forwarding proxy: through a tunnel they must not reach the origin.
+        plainRequest.setValue("Basic c2VjcmV0", forHTTPHeaderField: "Proxy-Authorization")
+        let (echo, plain) = try await session.data(for: plainRequest)
         #expect(plain.statusCode == 200)
+        let headers = try #require((try JSONSerialization.jsonObject(with: echo) as? [String: Any])?["headers"] as? [String: String])
+        #expect(headers["Proxy-Authorization"] == nil, "\(headers)")
         #expect(try await ProxyServers.log("COURIER_PPROXY_LOG", containing: "-> 127.0.0.1:\(try #require(plainURL.port))").count >= 1)
         let (data, secure) = try await session.data(for: try NginxInterop.request("hello.txt"))
         #expect(secure.statusCode == 200)
@@ -234,6 +247,15 @@ struct ProxyInteropTests {
         #expect(option.status == 0, "\(option.standardError)")
         #expect(option.standardOutput.contains("Hello from nginx"))
         _ = try await NginxInterop.accessLog(probe: viaOption, count: 1)
+
+        // --proxy replaces the environment's proxies, so one the engine cannot use there does not matter.
+        let overridden = NginxInterop.probe()
+        let overriding = try await ChildProcess.run(
+            "courier", ["get", "--proxy", tinyproxy, try ProxyServers.httpbinURL("get", probe: overridden).absoluteString],
+            environment: ["https_proxy": "https://unusable.example:443", "http_proxy": "ftp://nonsense"]
+        )
+        #expect(overriding.status == 0, "\(overriding.standardError)")
+        #expect(try await ProxyServers.log("COURIER_TINYPROXY_LOG", containing: overridden).count == 1)
 
         let bad = try await ChildProcess.run("courier", ["get", "--proxy", "https://proxy:443", "http://127.0.0.1:1/"])
         #expect(bad.status == 2)

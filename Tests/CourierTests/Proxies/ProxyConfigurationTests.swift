@@ -29,6 +29,22 @@ struct ProxyConfigurationTests {
         }
     }
 
+    @Test func proxyPasswordsStayOutOfMessages() {
+        for text in ["https://alice:s3cret@proxy:8443", "socks5://alice:s3cret@proxy", "http://alice:s3cret@proxy/path"] {
+            #expect {
+                try ProxyServer(url: text)
+            } throws: { error in
+                let message = (error as? ProxyConfigurationError)?.description ?? ""
+                return !message.isEmpty && !message.contains("s3cret") && (text.hasPrefix("socks5") || message.contains("alice@proxy"))
+            }
+        }
+        #expect {
+            try ProxyConfiguration.fromEnvironment(["https_proxy": "https://alice:s3cret@proxy:8443"])
+        } throws: { error in
+            !"\(error)".contains("s3cret")
+        }
+    }
+
     @Test func bypassRules() throws {
         let bypass = try ProxyBypass(parsing: "localhost, .internal.example,corp.example:8443 10.0.0.0/8,192.168.1.7,[::1],fd00::/8")
         #expect(bypass.bypassesProxy(host: "localhost", port: 80))
@@ -48,6 +64,8 @@ struct ProxyConfigurationTests {
         #expect(!bypass.bypassesProxy(host: "fe80::1", port: 80))
         #expect(!bypass.bypassesProxy(host: "example.com", port: 80))
         #expect(try ProxyBypass(parsing: "*").bypassesProxy(host: "anything.example", port: 1))
+        // A name rule is for names: "0.1" is no address, and must not match 10.0.0.1 by its last labels.
+        #expect(!(try ProxyBypass(parsing: "0.1").bypassesProxy(host: "10.0.0.1", port: 80)))
         #expect(try ProxyBypass(parsing: "").isEmpty)
     }
 
