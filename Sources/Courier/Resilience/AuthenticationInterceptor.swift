@@ -61,7 +61,7 @@ public enum AuthenticationInterceptorError: Error, Sendable, CustomStringConvert
         case .missingCredential:
             return "There is no credential to authenticate the request with."
         case .excessiveRefresh(let count, let window):
-            return "The credential was refreshed \(count) times within \(Int(window)) s and the server still refuses it; not refreshing again."
+            return "The credential was refreshed \(count) times within \(String(format: "%.0f", window)) s and the server still refuses it; not refreshing again."
         }
     }
 }
@@ -120,7 +120,9 @@ public final class AuthenticationInterceptor<Credential: AuthenticationCredentia
     /// On `401`: replays a request sent with an older credential; otherwise refreshes (or joins the refresh in
     /// progress) and replays it, or fails it with the refresh's error.
     public func retry(_ request: URLRequest, response: HTTPURLResponse?, error: any Error, attempt: RequestAttempt) async -> RetryDecision {
-        guard response?.statusCode == 401 else { return .doNotRetry }
+        // A 401 is answered at most once per allowed refresh: a credential the server refuses, or one this
+        // interceptor cannot recognise on the request, cannot make a request go round for ever.
+        guard response?.statusCode == 401, attempt.number <= maximumRefreshes else { return .doNotRetry }
         do {
             _ = try await refreshed(refusedRequest: request)
             return .retry

@@ -99,7 +99,12 @@ struct LoggingTests {
         #expect(failed.metadata["error.type"] == "\(URLError.Code.cannotConnectToHost.rawValue)")
 
         let slow = Task { try await session.data(for: try await SessionFixtures.request("/delay/5")) }
-        try await Task.sleep(for: .milliseconds(300))
+        // Cancelled once its exchange has started (a task cancelled before would never start one).
+        let started = ContinuousClock.now + .seconds(5)
+        while !store.all.contains(where: { $0.message == "request started" && $0.metadata["url.full"]?.contains("/delay/5") == true }),
+              ContinuousClock.now < started {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         slow.cancel()
         _ = try? await slow.value
         // The exchange logs its end when its own run ends, which may be just after the caller was told.

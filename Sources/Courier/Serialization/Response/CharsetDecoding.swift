@@ -81,6 +81,8 @@ public enum CharsetDecoding {
     /// constants; the others as `String.Encoding(rawValue:)` of CF's encoding (`CFStringConvertEncodingToNSStringEncoding`).
     public static func encoding(forCharset charset: String) -> String.Encoding? {
         let name = charset.trimmingCharacters(in: .whitespaces)
+        // Almost every response says UTF-8: answered without CoreFoundation's table.
+        if name.utf8.count <= 5, ["utf-8", "utf8"].contains(name.lowercased()) { return .utf8 }
         // Registry names are printable ASCII, at most 45 characters. This also keeps NUL out of the C string.
         guard (1...64).contains(name.utf8.count), name.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
         let registered = registryAliases[name.lowercased()] ?? name
