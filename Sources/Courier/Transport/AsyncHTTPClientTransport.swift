@@ -17,7 +17,7 @@ import FoundationNetworking
 /// the configuration's ``Configuration/securityPolicy`` (or the host's entry in
 /// ``Configuration/securityPolicies``) during the TLS handshake, before any request byte is sent.
 ///
-/// Connections are pooled per security policy and host (one AsyncHTTPClient `HTTPClient` each, made on
+/// Connections are pooled per security policy, host, port and proxy (one AsyncHTTPClient `HTTPClient` each, made on
 /// first use, all on NIO's shared event loops): two policies never share a connection. The requests to one origin and
 /// their connections stay on one event loop (origins spread over the group), so no response callback crosses threads. Call
 /// ``shutdown()`` when done; a transport released without it shuts its clients down in the background.
