@@ -240,7 +240,12 @@ struct RetryPolicyTests {
         let stub = StubTransport { _ in StubResponse(statusCode: 503, headers: [("Retry-After", "20")]) }
         let exchange = StageTests.exchange("slow", over: stub) { $0.interceptors = [RetryPolicy()] }
         let task = Task { try await exchange.result() }
-        try await Task.sleep(for: .milliseconds(200))
+        // Cancelled during the 20 s wait: once the first attempt got its 503.
+        let sent = ContinuousClock.now + .seconds(5)
+        while stub.requests.isEmpty, ContinuousClock.now < sent {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(50))
         let start = ContinuousClock.now
         task.cancel()
         await #expect(throws: (any Error).self) { try await task.value }
