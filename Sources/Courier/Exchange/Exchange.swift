@@ -167,18 +167,14 @@ public final class Exchange: Sendable {
 
     // MARK: The lifecycle
 
-    /// One run (see ``runWithNotifications()``), logged when the configuration's logger logs at `debug`.
+    /// One run (see ``runWithNotifications()``), logged, traced and measured when the configuration's logger and
+    /// telemetry have somewhere to send it.
     private func execute() async -> Result<ExchangeResult, any Error> {
-        guard let log = ExchangeLog(base: configuration.logger) else { return await runWithNotifications() }
-        log.started(originalRequest)
-        let start = ContinuousClock.now
-        let outcome = await ExchangeLog.$current.withValue(log) { await runWithNotifications() }
-        let elapsed = ContinuousClock.now - start
-        let duration = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        switch outcome {
-        case .success(let result): log.finished(result, duration: duration)
-        case .failure(let error): log.failed(error, duration: duration)
+        guard let observation = ExchangeObservation(configuration: configuration, request: originalRequest) else {
+            return await runWithNotifications()
         }
+        let outcome = await observation.observing { await runWithNotifications() }
+        observation.finished(outcome, bytesSent: sendProgress.totalBytes)
         return outcome
     }
 
@@ -261,7 +257,11 @@ public final class Exchange: Sendable {
             headers.reserveCapacity(fields.count)
             for (name, value) in fields { headers.append((name: name, value: value)) }
         }
-        if let log = ExchangeLog.current, log.tracesDecisions { log.sending(urlRequest, headers: headers) }
+        let observation = ExchangeObservation.current
+        if let observation {
+            observation.trace?.attemptStarting(urlRequest, url: url, headers: &headers)
+            if let log = observation.log, log.tracesDecisions { log.sending(urlRequest, headers: headers) }
+        }
         var transportRequest = TransportRequest(
             url: url,
             method: urlRequest.httpMethod ?? "GET",
@@ -280,7 +280,14 @@ public final class Exchange: Sendable {
                 )
             }
         }
-        let response = try await configuration.transport.send(transportRequest)
+        let response: TransportResponse
+        do {
+            response = try await configuration.transport.send(transportRequest)
+        } catch {
+            observation?.trace?.attemptFailed(error)
+            throw error
+        }
+        observation?.trace?.attemptAnswered(statusCode: response.head.statusCode, httpVersion: response.httpVersion)
         let arrived = Date()
         state.withLock { state in
             state.response = response.head

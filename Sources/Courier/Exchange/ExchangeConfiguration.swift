@@ -37,6 +37,9 @@ public struct ExchangeConfiguration: Sendable {
     public var logger: Logger = ExchangeConfiguration.silentLogger
     /// A logger that discards everything: the default of every `logger` setting.
     public static let silentLogger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// Where the exchange's spans and measurements go (see ``Telemetry``). Default ``Telemetry/bootstrapped``: the
+    /// process's `InstrumentationSystem` and `MetricsSystem`, which cost nothing until bootstrapped.
+    public var telemetry: Telemetry = .bootstrapped
     /// Request interceptors, in the order they run: adapters before every attempt, retriers after a failed one
     /// (see ``InterceptionStage``; sessions and managers put their own before the request's). Default none.
     public var interceptors: [any RequestInterceptor] = []

@@ -11,18 +11,6 @@ import FoundationNetworking
 /// Nothing is made, not even the id, when the logger's level is above `debug`: an exchange then pays one level check.
 struct ExchangeLog: Sendable {
     let logger: Logger
-    /// Retries of this exchange, counted by ``retrying(_:)``.
-    private let retryCounter = RetryCounter()
-
-    /// The current exchange's log, for the stages (which run in the exchange's task); set only while it logs.
-    @TaskLocal static var current: ExchangeLog?
-
-    private final class RetryCounter: Sendable {
-        let value = Atomic<Int>(0)
-    }
-
-    /// How many retries the interceptors decided so far.
-    var retries: Int { retryCounter.value.load(ordering: .relaxed) }
 
     private static let nextID = Atomic<UInt64>(0)
 
@@ -46,7 +34,6 @@ struct ExchangeLog: Sendable {
 
     /// A retry decided by an interceptor.
     func retrying(_ event: RetryEvent) {
-        retryCounter.value.add(1, ordering: .relaxed)
         logger.trace("retrying request", metadata: [
             "courier.retry": "\(event.retryNumber)",
             "courier.retry_delay_ms": "\(Self.milliseconds(event.delay))",
@@ -55,7 +42,7 @@ struct ExchangeLog: Sendable {
         ])
     }
 
-    func finished(_ result: ExchangeResult, duration: TimeInterval) {
+    func finished(_ result: ExchangeResult, duration: TimeInterval, retries: Int) {
         logger.debug("request finished", metadata: [
             "http.response.status_code": "\(result.response.statusCode)",
             "url.full": "\(LogRedaction.loggable(result.response.url))",
@@ -66,10 +53,9 @@ struct ExchangeLog: Sendable {
         ])
     }
 
-    func failed(_ error: any Error, duration: TimeInterval) {
-        let code = (error as? URLError).map { "\($0.code.rawValue)" } ?? "\(type(of: error))"
+    func failed(_ error: any Error, duration: TimeInterval, retries: Int) {
         logger.debug(error is CancellationError || (error as? URLError)?.code == .cancelled ? "request cancelled" : "request failed", metadata: [
-            "error.type": "\(code)",
+            "error.type": "\(ErrorType.name(of: error))",
             "error.message": "\((error as? URLError)?.localizedDescription ?? "\(error)")",
             "courier.duration_ms": "\(Self.milliseconds(duration))",
             "courier.retries": "\(retries)",
@@ -95,7 +81,7 @@ struct ExchangeLog: Sendable {
 
     /// A pipeline decision (a redirect followed, a cache answer, a challenge answered), at `trace`.
     static func decision(_ message: @autoclosure () -> Logger.Message, _ metadata: @autoclosure () -> Logger.Metadata = [:]) {
-        guard let current, current.tracesDecisions else { return }
-        current.logger.trace(message(), metadata: metadata())
+        guard let log = ExchangeObservation.current?.log, log.tracesDecisions else { return }
+        log.logger.trace(message(), metadata: metadata())
     }
 }

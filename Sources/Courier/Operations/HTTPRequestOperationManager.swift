@@ -26,6 +26,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         var proxy: ProxyConfiguration?
         var interceptors: [any RequestInterceptor] = []
         var logger: Logger = ExchangeConfiguration.silentLogger
+        var telemetry: Telemetry = .bootstrapped
         var credential: URLCredential?
         var shouldUseCredentialStorage = true
         var reachabilityManager: NetworkReachabilityManager?
@@ -99,6 +100,13 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         set { settings.withLock { $0.logger = newValue } }
     }
 
+    /// Given to every operation: where its spans and measurements go (see ``Telemetry``). Default
+    /// ``Telemetry/bootstrapped``. Courier's addition.
+    public var telemetry: Telemetry {
+        get { settings.withLock { $0.telemetry } }
+        set { settings.withLock { $0.telemetry = newValue } }
+    }
+
     /// Given to every operation for authentication challenges from its request's own origin (see
     /// ``URLConnectionOperation/credential``). Default `nil`.
     public var credential: URLCredential? {
@@ -159,6 +167,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         operation.proxy = current.proxy
         operation.interceptors = current.interceptors
         operation.logger = current.logger
+        operation.telemetry = current.telemetry
         operation.credential = current.credential
         operation.shouldUseCredentialStorage = current.shouldUseCredentialStorage
         operation.completionQueue = current.completionQueue

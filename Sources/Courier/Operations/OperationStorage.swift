@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Tracing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -36,6 +37,7 @@ struct OperationStorage: Sendable {
     var proxy: ProxyConfiguration?
     var interceptors: [any RequestInterceptor] = []
     var logger: Logger = ExchangeConfiguration.silentLogger
+    var telemetry: Telemetry = .bootstrapped
     var retryCount = 0
     var transport: (any HTTPTransport)?
     var stages: [any ExchangeStage] = []
@@ -59,8 +61,12 @@ struct OperationStorage: Sendable {
     var cachedResponse: CachedURLResponse?
     /// Tasks awaiting the end of the operation (the async twins).
     var waiters: [CheckedContinuation<Void, Never>] = []
+    /// The trace context current where the operation was made: its spans' parent when it is started where none
+    /// is current (an operation queue's thread).
+    let serviceContext: ServiceContext?
 
     init(request: URLRequest) {
         self.request = request
+        serviceContext = ServiceContext.current
     }
 }

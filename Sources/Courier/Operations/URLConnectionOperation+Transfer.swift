@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -21,13 +22,14 @@ extension URLConnectionOperation {
     /// Starts a transfer after the previous one (a paused transfer winding down) has let go of
     /// the output.
     func beginTransfer() {
-        let (generation, previous) = storage.withLock { storage in
+        let (generation, previous, madeIn) = storage.withLock { storage in
             storage.generation += 1
-            return (storage.generation, storage.runner)
+            return (storage.generation, storage.runner, storage.serviceContext)
         }
         let runner = Task { [self] in
             await previous?.value
-            await runTransfer(generation: generation)
+            guard ServiceContext.current == nil, let madeIn else { return await runTransfer(generation: generation) }
+            await ServiceContext.withValue(madeIn) { await runTransfer(generation: generation) }
         }
         storage.withLock { storage in
             if storage.generation == generation { storage.runner = runner }
@@ -175,6 +177,7 @@ extension URLConnectionOperation {
         }
         configuration.interceptors = snapshot.interceptors
         configuration.logger = snapshot.logger
+        configuration.telemetry = snapshot.telemetry
         if !snapshot.interceptors.isEmpty {
             configuration.willRetry = { [weak self] _ in
                 self?.storage.withLock { storage in

@@ -70,6 +70,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
                 fresh.proxy = original.proxy
                 fresh.interceptors = original.interceptors
                 fresh.logger = original.logger
+                fresh.telemetry = original.telemetry
                 fresh.transport = original.transport
                 fresh.stages = original.stages
             }
@@ -230,6 +231,13 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     public var logger: Logger {
         get { storage.withLock { $0.logger } }
         set { storage.withLock { $0.logger = newValue } }
+    }
+
+    /// Where the operation's spans and measurements go (see ``Telemetry``). Default ``Telemetry/bootstrapped``.
+    /// Courier's addition.
+    public var telemetry: Telemetry {
+        get { storage.withLock { $0.telemetry } }
+        set { storage.withLock { $0.telemetry = newValue } }
     }
 
     /// How many times the operation's request was sent again by an interceptor's retry decision so far.

@@ -82,6 +82,9 @@ public struct SessionConfiguration: Sendable {
     /// Where the session's events go (swift-log): each task's exchange (see ``ExchangeConfiguration/logger``) and
     /// the session's own transport's connection pool. Default ``ExchangeConfiguration/silentLogger`` (nothing).
     public var logger: Logger = ExchangeConfiguration.silentLogger
+    /// Where each task's spans and measurements go (see ``Telemetry``). Default ``Telemetry/bootstrapped``: the
+    /// process's `InstrumentationSystem` and `MetricsSystem`.
+    public var telemetry: Telemetry = .bootstrapped
     /// Request interceptors for every task, run before a task's own (``SessionTask/interceptors``): adapters before
     /// every attempt, retriers after a failed one (see ``RequestInterceptor``, ``RetryPolicy``). One ``RetryPolicy``
     /// instance here gives the session one retry budget. Default none: nothing is retried.

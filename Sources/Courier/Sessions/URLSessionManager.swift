@@ -234,6 +234,7 @@ open class URLSessionManager: @unchecked Sendable {
         exchange.contentDecoding = configuration.contentDecoding
         exchange.cache = configuration.urlCache
         exchange.logger = configuration.logger
+        exchange.telemetry = configuration.telemetry
         return exchange
     }
 

@@ -85,7 +85,7 @@ public struct InterceptionStage: ExchangeStage {
             if let response { try await FollowUpRequest.abandon(response, sentBody: sent.body) }
             number += 1
             let event = RetryEvent(request: sent.urlRequest, retryNumber: number, delay: delay, error: failure, response: response?.head)
-            ExchangeLog.current?.retrying(event)
+            ExchangeObservation.current?.retrying(event)
             await willRetry?(event)
             if delay > 0 {
                 do {
