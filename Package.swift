@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.0"),
@@ -46,6 +47,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ]
         ),
@@ -85,6 +87,16 @@ let package = Package(
         .executableTarget(
             name: "CourierLeaseProbe",
             dependencies: ["Courier", "CourierTestServer"]
+        ),
+        // A child process for the swift-service-lifecycle tests: a ServiceGroup receiving a real SIGTERM.
+        .executableTarget(
+            name: "CourierServiceProbe",
+            dependencies: [
+                "Courier",
+                "CourierTestServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(
             name: "CourierTests",

@@ -85,6 +85,10 @@ public struct SessionConfiguration: Sendable {
     /// Where each task's spans and measurements go (see ``Telemetry``). Default ``Telemetry/bootstrapped``: the
     /// process's `InstrumentationSystem` and `MetricsSystem`.
     public var telemetry: Telemetry = .bootstrapped
+    /// How long running tasks may go on when the session runs as a swift-service-lifecycle service and the group
+    /// shuts down gracefully, in seconds; tasks still running then are cancelled (see ``URLSessionManager/run()``).
+    /// Default 10.
+    public var shutdownGracePeriod: TimeInterval = 10
     /// Request interceptors for every task, run before a task's own (``SessionTask/interceptors``): adapters before
     /// every attempt, retriers after a failed one (see ``RequestInterceptor``, ``RetryPolicy``). One ``RetryPolicy``
     /// instance here gives the session one retry budget. Default none: nothing is retried.

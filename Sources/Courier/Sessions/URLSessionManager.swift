@@ -46,6 +46,10 @@ open class URLSessionManager: @unchecked Sendable {
         var tasks: [Int: SessionTask] = [:]
         var invalidated = false
         var invalidationDelivered = false
+        /// Whether the invalidation block ran and the session's own transport is shut down.
+        var invalidationFinished = false
+        /// Callers of ``invalidated()`` waiting for that.
+        var invalidationWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private struct Settings {
@@ -185,9 +189,27 @@ open class URLSessionManager: @unchecked Sendable {
         let transport = ownsTransport ? self.transport : nil
         delegateQueue.async { [self] in
             block?(self, nil)
-            if let transport {
-                Task { try? await transport.shutdown() }
+            Task {
+                try? await transport?.shutdown()
+                let waiters = registry.withLock { registry in
+                    registry.invalidationFinished = true
+                    defer { registry.invalidationWaiters = [] }
+                    return registry.invalidationWaiters
+                }
+                for waiter in waiters { waiter.resume() }
             }
+        }
+    }
+
+    /// Returns once the session is invalidated, its last task has completed, the invalidation block has run and
+    /// the session's own transport is shut down.
+    func invalidated() async {
+        await withCheckedContinuation { continuation in
+            let finished = registry.withLock { registry in
+                if !registry.invalidationFinished { registry.invalidationWaiters.append(continuation) }
+                return registry.invalidationFinished
+            }
+            if finished { continuation.resume() }
         }
     }
 

@@ -11,8 +11,12 @@ import Synchronization
 ///
 /// The signal handlers are installed when the first lease is taken, not before, so a process that
 /// never asks for a lease keeps its own signal handling. Not an engine of its own: a
-/// `DispatchSource` per signal. swift-service-lifecycle users can instead cancel the operations
-/// from their own shutdown hook.
+/// `DispatchSource` per signal.
+///
+/// Under swift-service-lifecycle the `ServiceGroup` owns the signals: once a session runs as one of its services
+/// (see ``URLSessionManager/run()``), these handlers are removed and never installed again, the group's graceful
+/// shutdown starts the grace period instead of a signal, and nothing is re-raised (the group decides how the
+/// process ends).
 public final class GracefulShutdown: Sendable {
     /// The process-wide coordinator.
     public static let shared = GracefulShutdown()
@@ -30,6 +34,8 @@ public final class GracefulShutdown: Sendable {
         var stopping: Int32?
         var sources: [any DispatchSourceSignal] = []
         var terminate: @Sendable (Int32) -> Void = GracefulShutdown.reraise
+        /// Whether a service group owns the signals (see ``handSignalsToServiceGroup()``).
+        var servedByGroup = false
     }
 
     private let state = Mutex(State())
@@ -68,9 +74,26 @@ public final class GracefulShutdown: Sendable {
         if let signal { finish(signal) }
     }
 
+    /// Stops handling SIGTERM and SIGINT for good and never re-raises: a service group handles them and calls
+    /// ``beginGroupShutdown()``. The signals' disposition is left as the group set it.
+    func handSignalsToServiceGroup() {
+        let sources = state.withLock { state in
+            state.servedByGroup = true
+            state.terminate = { _ in }
+            defer { state.sources = [] }
+            return state.sources
+        }
+        for source in sources { source.cancel() }
+    }
+
+    /// The service group is shutting down gracefully: leased operations get ``gracePeriod`` to finish.
+    func beginGroupShutdown() {
+        stop(signal: SIGTERM)
+    }
+
     private func installSignalSources() {
         state.withLock { state in
-            guard state.sources.isEmpty else { return }
+            guard state.sources.isEmpty, !state.servedByGroup else { return }
             for number in [SIGTERM, SIGINT] {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
