@@ -6,7 +6,7 @@ import Synchronization
 /// status-bar spinner, a command-line spinner, ...) with delays that avoid flicker.
 ///
 /// When ``isEnabled`` is `true` it follows every Courier request by itself, through the
-/// ``Foundation/Notification/Name/courierRequestDidStart`` and ``Foundation/Notification/Name/courierRequestDidFinish``
+/// ``Foundation/NSNotification/Name/courierRequestDidStart`` and ``Foundation/NSNotification/Name/courierRequestDidFinish``
 /// notifications; other work can be counted with ``incrementActivityCount()`` and
 /// ``decrementActivityCount()``. As in AFNetworking 2.0, the indicator appears as soon as one
 /// request is active and disappears ``completionDelay`` (0.17 s, 2.0's invisibility delay) after the

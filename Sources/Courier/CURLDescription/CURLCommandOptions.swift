@@ -6,7 +6,7 @@ import FoundationNetworking
 /// What a curl command line needs besides the `URLRequest` to send the request the way Courier would:
 /// the credential, redirects, where the body comes from and the response goes, and the TLS settings.
 ///
-/// Used by ``Foundation/URLRequest/cURLDescription(options:)``. Every property defaults to curl's own
+/// Used by `URLRequest.cURLDescription(options:)`. Every property defaults to curl's own
 /// behaviour, so `CURLCommandOptions()` adds no option. Not an AFNetworking feature (Alamofire's
 /// `cURLDescription` is the model).
 public struct CURLCommandOptions: Sendable {

@@ -1,7 +1,7 @@
 import Synchronization
 
-/// Whether Courier posts ``Foundation/Notification/Name/courierRequestDidStart`` and
-/// ``Foundation/Notification/Name/courierRequestDidFinish``.
+/// Whether Courier posts ``Foundation/NSNotification/Name/courierRequestDidStart`` and
+/// ``Foundation/NSNotification/Name/courierRequestDidFinish``.
 ///
 /// Each of them is a hop to the main queue, a thread wake-up per request, which costs more than some requests
 /// themselves; `NotificationCenter` cannot tell whether anyone listens. So Courier posts them only while someone

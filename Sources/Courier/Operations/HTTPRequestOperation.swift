@@ -7,8 +7,9 @@ import FoundationNetworking
 /// An operation for an HTTP or HTTPS request: AFNetworking's `AFHTTPRequestOperation`.
 ///
 /// It validates and decodes the response with ``responseSerializer``, and pauses the way HTTP
-/// allows: ``pause()`` keeps the bytes received (in memory, in ``outputFileURL``, or written to
-/// ``outputStream``) and ``resume()`` asks for the rest with `Range: bytes=N-` and `If-Range`
+/// allows: ``URLConnectionOperation/pause()`` keeps the bytes received (in memory, in
+/// ``URLConnectionOperation/outputFileURL``, or written to ``URLConnectionOperation/outputStream``) and
+/// ``URLConnectionOperation/resume()`` asks for the rest with `Range: bytes=N-` and `If-Range`
 /// (the ETag, else Last-Modified). A 206 continues the body; a 200 (the resource changed, or the
 /// server ignores ranges) starts it over cleanly; a 416 for exactly the kept length means the
 /// body was complete; any other mismatch asks for the whole resource again.
@@ -101,7 +102,8 @@ open class HTTPRequestOperation: URLConnectionOperation, @unchecked Sendable {
     /// Sets the completion block to call `success` with the operation and ``responseObject``, or
     /// `failure` with the operation and ``error`` (also when cancelled: `URLError(.cancelled)`).
     /// The response is serialized on a background queue; the block then runs on
-    /// ``completionQueue`` (main when `nil`) inside ``completionGroup``.
+    /// ``URLConnectionOperation/completionQueue`` (main when `nil`) inside
+    /// ``URLConnectionOperation/completionGroup``.
     public func setCompletionBlockWithSuccess(
         _ success: (@Sendable (_ operation: HTTPRequestOperation, _ responseObject: Any?) -> Void)?,
         failure: (@Sendable (_ operation: HTTPRequestOperation, _ error: any Error) -> Void)?

@@ -46,7 +46,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     public let operationQueue = OperationQueue()
 
     /// Creates a manager. With a `baseURL`, the reachability manager watches its host and is already
-    /// monitoring (changes are posted as ``Foundation/Notification/Name/courierReachabilityDidChange``);
+    /// monitoring (changes are posted as ``Foundation/NSNotification/Name/courierReachabilityDidChange``);
     /// without one it is `NetworkReachabilityManager.shared`, not started.
     public init(baseURL: URL? = nil) {
         var base = baseURL

@@ -20,10 +20,10 @@ import Darwin
 ///
 /// The status is ``NetworkReachabilityStatus/unknown`` until ``startMonitoring()`` has produced
 /// its first answer. Changes are reported on the main queue, to the block set with
-/// ``setReachabilityStatusChangeBlock(_:)`` and as a ``Foundation/Notification/Name/courierReachabilityDidChange``
+/// ``setReachabilityStatusChangeBlock(_:)`` and as a ``Foundation/NSNotification/Name/courierReachabilityDidChange``
 /// notification. A released manager stops monitoring and closes its socket.
 public final class NetworkReachabilityManager: Sendable {
-    /// The `userInfo` key of ``Foundation/Notification/Name/courierReachabilityDidChange`` under which the new
+    /// The `userInfo` key of ``Foundation/NSNotification/Name/courierReachabilityDidChange`` under which the new
     /// ``NetworkReachabilityStatus`` is stored.
     public static let statusUserInfoKey = "CourierReachabilityNotificationStatus"
 
@@ -137,7 +137,7 @@ extension NetworkReachabilityManager {
     /// The reachability manager of an operation or session manager created with `baseURL`: as the AFNetworking
     /// 2.0 migration guide promises ("a baseURL will provide automatic network reachability change
     /// notifications"), one that watches the base URL's host (an IP literal as an address, a name through name
-    /// resolution) and is already monitoring, so ``Foundation/Notification/Name/courierReachabilityDidChange``
+    /// resolution) and is already monitoring, so ``Foundation/NSNotification/Name/courierReachabilityDidChange``
     /// is posted for it. Without a host: ``shared``, not started.
     static func watching(baseURL: URL?) -> NetworkReachabilityManager {
         guard let host = baseURL?.host, !host.isEmpty,

@@ -50,7 +50,11 @@ extension HTTPSessionManager {
     }
 
     /// `GET`, decoded as `Value` from JSON.
-    /// - Parameter decoder: The decoder. Default `JSONDecoder()`.
+    /// - Parameters:
+    ///   - urlString: The path, resolved against ``HTTPSessionManager/baseURL``, or an absolute URL.
+    ///   - parameters: Encoded by ``HTTPSessionManager/requestSerializer``. Default `nil`.
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder. Default `JSONDecoder()`.
     public func get<Value: Decodable>(
         _ urlString: String, parameters: Any? = nil, as type: Value.Type, decoder: JSONDecoder = JSONDecoder()
     ) async throws -> (Value, HTTPURLResponse) {
@@ -58,7 +62,11 @@ extension HTTPSessionManager {
     }
 
     /// `POST`, decoded as `Value` from JSON.
-    /// - Parameter decoder: The decoder. Default `JSONDecoder()`.
+    /// - Parameters:
+    ///   - urlString: The path, resolved against ``HTTPSessionManager/baseURL``, or an absolute URL.
+    ///   - parameters: Encoded by ``HTTPSessionManager/requestSerializer``. Default `nil`.
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder. Default `JSONDecoder()`.
     public func post<Value: Decodable>(
         _ urlString: String, parameters: Any? = nil, as type: Value.Type, decoder: JSONDecoder = JSONDecoder()
     ) async throws -> (Value, HTTPURLResponse) {
@@ -66,7 +74,11 @@ extension HTTPSessionManager {
     }
 
     /// `PUT`, decoded as `Value` from JSON.
-    /// - Parameter decoder: The decoder. Default `JSONDecoder()`.
+    /// - Parameters:
+    ///   - urlString: The path, resolved against ``HTTPSessionManager/baseURL``, or an absolute URL.
+    ///   - parameters: Encoded by ``HTTPSessionManager/requestSerializer``. Default `nil`.
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder. Default `JSONDecoder()`.
     public func put<Value: Decodable>(
         _ urlString: String, parameters: Any? = nil, as type: Value.Type, decoder: JSONDecoder = JSONDecoder()
     ) async throws -> (Value, HTTPURLResponse) {
@@ -74,7 +86,11 @@ extension HTTPSessionManager {
     }
 
     /// `PATCH`, decoded as `Value` from JSON.
-    /// - Parameter decoder: The decoder. Default `JSONDecoder()`.
+    /// - Parameters:
+    ///   - urlString: The path, resolved against ``HTTPSessionManager/baseURL``, or an absolute URL.
+    ///   - parameters: Encoded by ``HTTPSessionManager/requestSerializer``. Default `nil`.
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder. Default `JSONDecoder()`.
     public func patch<Value: Decodable>(
         _ urlString: String, parameters: Any? = nil, as type: Value.Type, decoder: JSONDecoder = JSONDecoder()
     ) async throws -> (Value, HTTPURLResponse) {
@@ -82,7 +98,11 @@ extension HTTPSessionManager {
     }
 
     /// `DELETE`, decoded as `Value` from JSON.
-    /// - Parameter decoder: The decoder. Default `JSONDecoder()`.
+    /// - Parameters:
+    ///   - urlString: The path, resolved against ``HTTPSessionManager/baseURL``, or an absolute URL.
+    ///   - parameters: Encoded by ``HTTPSessionManager/requestSerializer``. Default `nil`.
+    ///   - type: The type to decode.
+    ///   - decoder: The decoder. Default `JSONDecoder()`.
     public func delete<Value: Decodable>(
         _ urlString: String, parameters: Any? = nil, as type: Value.Type, decoder: JSONDecoder = JSONDecoder()
     ) async throws -> (Value, HTTPURLResponse) {

@@ -32,7 +32,7 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
 
     /// Creates a manager for `baseURL`. With a base URL, ``URLSessionManager/reachabilityManager`` watches its
     /// host and is already monitoring (changes are posted as
-    /// ``Foundation/Notification/Name/courierReachabilityDidChange``), as in AFNetworking 2.0.
+    /// ``Foundation/NSNotification/Name/courierReachabilityDidChange``), as in AFNetworking 2.0.
     /// - Parameters:
     ///   - baseURL: The base of relative paths. Default `nil`: paths must be absolute URLs.
     ///   - configuration: The session configuration. Default `.default`.

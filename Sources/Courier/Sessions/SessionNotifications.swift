@@ -17,19 +17,19 @@ extension Notification.Name {
     public static let courierTaskWillRetry = Notification.Name("CourierTaskWillRetry")
 }
 
-/// Keys of the `userInfo` of ``Foundation/Notification/Name/courierTaskDidComplete``.
+/// Keys of the `userInfo` of ``Foundation/NSNotification/Name/courierTaskDidComplete``.
 public enum SessionNotificationKey {
     /// The response body (`Data`) of a data or upload task.
     public static let responseData = "CourierSessionResponseData"
     /// The object the response serializer made of the body, when it made one.
     public static let serializedResponse = "CourierSessionSerializedResponse"
     /// The error the task completed with (transport, serializer or file move); in
-    /// ``Foundation/Notification/Name/courierTaskWillRetry``, the failure that caused the retry.
+    /// ``Foundation/NSNotification/Name/courierTaskWillRetry``, the failure that caused the retry.
     public static let error = "CourierSessionError"
     /// The downloaded file's final `URL`, for a download task.
     public static let downloadedFile = "CourierSessionDownloadedFile"
-    /// The retry's number (`Int`, 1 for the first), in ``Foundation/Notification/Name/courierTaskWillRetry``.
+    /// The retry's number (`Int`, 1 for the first), in ``Foundation/NSNotification/Name/courierTaskWillRetry``.
     public static let retryNumber = "CourierSessionRetryNumber"
-    /// The seconds before the retry (`TimeInterval`), in ``Foundation/Notification/Name/courierTaskWillRetry``.
+    /// The seconds before the retry (`TimeInterval`), in ``Foundation/NSNotification/Name/courierTaskWillRetry``.
     public static let retryDelay = "CourierSessionRetryDelay"
 }

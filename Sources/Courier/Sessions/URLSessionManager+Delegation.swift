@@ -22,7 +22,7 @@ extension URLSessionManager {
         return .performDefaultHandling
     }
 
-    /// Counts the retry on the task, posts ``Foundation/Notification/Name/courierTaskWillRetry`` and calls the
+    /// Counts the retry on the task, posts ``Foundation/NSNotification/Name/courierTaskWillRetry`` and calls the
     /// will-retry block (on the delegate queue), before the retry's delay is waited.
     func taskWillRetry(_ task: SessionTask, _ event: RetryEvent) async {
         task.recordRetry()

@@ -47,7 +47,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// Sends one request (see ``HTTPTransport/send(_:)``).
     ///
-    /// The URL is checked first (``RequestURLCheck``): a URL the engine cannot use fails with `URLError(.badURL)` (or
+    /// The URL is checked first (`RequestURLCheck`): a URL the engine cannot use fails with `URLError(.badURL)` (or
     /// `.unsupportedURL` for another scheme) before anything is sent. An idempotent request whose body can be sent
     /// again is retried once on a new connection when a reused HTTP/1.1 connection was closed before any byte of its
     /// response arrived (``TransportResponse/staleConnectionRetries`` counts it).

@@ -103,6 +103,9 @@ public struct TransportResponse: Sendable {
 
     /// Creates a transport response.
     /// - Parameters:
+    ///   - head: The response head.
+    ///   - headerFields: The header fields in the order received.
+    ///   - body: The body, streaming.
     ///   - httpVersion: The protocol version. Default `"HTTP/1.1"`.
     ///   - connection: The new connection the request waited for. Default `nil`.
     ///   - staleConnectionRetries: Retries after a stale connection. Default 0.

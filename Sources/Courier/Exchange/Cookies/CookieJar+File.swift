@@ -38,6 +38,7 @@ extension CookieJar {
 
     /// Writes the jar's cookies to `url`, replacing the file atomically, with mode 0600.
     /// - Parameters:
+    ///   - url: The file.
     ///   - includingSessionCookies: Whether cookies without an expiry date are written too. Default `false`, as
     ///     `HTTPCookieStorage` keeps session cookies for the session only.
     ///   - now: Cookies expired at this date are left out. Default now.

@@ -25,7 +25,10 @@ public final class CookieJar: Sendable {
     }
 
     /// Stores the cookies a response to `url` sets; an expired one deletes its namesake.
-    /// - Parameter headers: The `Set-Cookie` header values, one per field.
+    /// - Parameters:
+    ///   - headers: The `Set-Cookie` header values, one per field.
+    ///   - url: The URL of the request the response answers.
+    ///   - now: The current time, for `Max-Age` and expiry dates. Default now.
     public func store(setCookieHeaders headers: [String], for url: URL, now: Date = Date()) {
         let parsed = headers.compactMap { SetCookieParser.cookie(from: $0, for: url, now: now) }
         guard !parsed.isEmpty else { return }

@@ -7,7 +7,7 @@ import CoreFoundation
 /// Maps `charset` names to string encodings and decodes text bodies with them.
 ///
 /// Names resolve through CoreFoundation's IANA charset table (`CFStringConvertIANACharSetNameToEncoding`,
-/// case-insensitive, names and most registry aliases), after ``registryAliases`` (the registry aliases it lacks or
+/// case-insensitive, names and most registry aliases), after `registryAliases` (the registry aliases it lacks or
 /// maps wrongly). A name resolves only to an encoding Foundation can decode on this platform; text is then decoded
 /// by Foundation (`String(bytes:encoding:)`), apart from the fixes below.
 ///
