@@ -18,8 +18,9 @@ import FoundationNetworking
 /// let stub = StubTransport { request in
 ///     request.path == "/users/1" ? .json(#"{"name":"Ada"}"#) : StubResponse(statusCode: 404)
 /// }
-/// let manager = HTTPSessionManager(baseURL: URL(string: "https://api.example.com/"),
-///                                  sessionConfiguration: SessionConfiguration(transport: stub))
+/// var configuration = SessionConfiguration.default
+/// configuration.transport = stub
+/// let manager = HTTPSessionManager(baseURL: URL(string: "https://api.example.com/"), configuration: configuration)
 /// let (user, _) = try await manager.get("users/1")
 /// #expect(stub.requests.map(\.path) == ["/users/1"])
 /// ```
