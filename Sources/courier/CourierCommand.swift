@@ -15,13 +15,17 @@ struct CourierCommand: AsyncParsableCommand {
         Content-Digest or Content-MD5), 6 some downloads of a batch failed, 130 stopped by SIGINT \
         (Ctrl-C), 143 stopped by SIGTERM (the shell's 128 + signal number; download keeps resume data).
         """,
+        version: CourierCommand.version,
         subcommands: [
             GetCommand.self, HeadCommand.self, DeleteCommand.self,
-            PostCommand.self, PutCommand.self, PatchCommand.self,
+            PostCommand.self, PutCommand.self, PatchCommand.self, RequestCommand.self,
             DownloadCommand.self, BatchCommand.self,
             ServeCommand.self, TourCommand.self,
         ]
     )
+
+    /// `courier --version`.
+    static let version = "courier 0.2.0 (Courier, AsyncHTTPClient on SwiftNIO)"
 
     /// Parses the arguments and runs the command, mapping every failure to Courier's exit codes
     /// (argument-parser's own usage code is 64; Courier's is 2).

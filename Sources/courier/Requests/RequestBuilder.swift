@@ -11,6 +11,8 @@ struct RequestBuilder {
     let items: [RequestItem]
     let style: BodyStyle
     let timeout: TimeInterval
+    /// A whole body (`--raw` or standard input) instead of body items. Default none.
+    var body: BodyInput?
 
     func build() throws -> URLRequest {
         let target = try urlWithQuery()
@@ -18,9 +20,16 @@ struct RequestBuilder {
         if !bodyItems.isEmpty, ["GET", "HEAD", "DELETE"].contains(method) {
             throw CLIFailure.usage("\(method.lowercased()) takes no body items; use name==value for the query string")
         }
+        if body != nil, !bodyItems.isEmpty {
+            throw CLIFailure.usage("a body from --raw or standard input cannot be mixed with body items (name=value, name:=json, name@file); use --ignore-stdin to send the items")
+        }
         var request: URLRequest
         do {
             request = try makeRequest(url: target, bodyItems: bodyItems)
+            if let body {
+                request.httpBody = body.data
+                request.setValue(body.contentType, forHTTPHeaderField: "Content-Type")
+            }
         } catch let failure as CLIFailure {
             throw failure
         } catch {

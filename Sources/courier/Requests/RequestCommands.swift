@@ -18,6 +18,26 @@ enum BodyStyle: String, EnumerableFlag {
     }
 }
 
+/// `courier request METHOD URL …`: any method, e.g. OPTIONS, PROPFIND or a custom one.
+struct RequestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "request", abstract: "Send a request with any method (OPTIONS, PROPFIND, a custom one…)."
+    )
+    @Argument(help: "The method, e.g. OPTIONS (sent as given: methods are case-sensitive).")
+    var method: String
+    @OptionGroup var options: RequestOptions
+    @Flag(exclusivity: .exclusive) var bodyStyle: BodyStyle?
+
+    func run() async throws {
+        // RFC 9110's token: what a method may be, so nothing else reaches the request line.
+        let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        guard !method.isEmpty, method.unicodeScalars.allSatisfy(token.contains) else {
+            throw CLIFailure.usage("\"\(method)\" is not an HTTP method (letters, digits and !#$%&'*+-.^_`|~ only)")
+        }
+        try await RequestRunner(method: method, options: options, bodyStyle: bodyStyle).run()
+    }
+}
+
 /// A subcommand that sends one request with its method.
 protocol RequestSubcommand: AsyncParsableCommand {
     static var method: String { get }

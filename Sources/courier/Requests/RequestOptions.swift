@@ -18,6 +18,18 @@ struct RequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds without any byte moving before the request fails.", valueName: "seconds"))
     var timeout: Double = 30
 
+    @Option(help: ArgumentHelp("Seconds the whole request may take, redirects, retries and body included, before it is stopped (curl's --max-time). Default: no limit.", valueName: "seconds"))
+    var maxTime: Double?
+
+    @Option(help: ArgumentHelp("Send this text as the body (instead of fields or standard input).", valueName: "text"))
+    var raw: String?
+
+    @Option(help: ArgumentHelp("The Content-Type of a --raw or piped body (default: application/json when it parses as JSON, else application/octet-stream).", valueName: "type"))
+    var contentType: String?
+
+    @Flag(help: "Do not read a body from standard input even when it is a pipe or a file.")
+    var ignoreStdin = false
+
     @Option(help: ArgumentHelp("Retry a failed request up to n times (transient errors; 408, 429, 500, 502, 503, 504; idempotent methods), with backoff and Retry-After (up to 30 s); each retry is printed on stderr. Default 0.", valueName: "n"))
     var retry = 0
 
@@ -45,6 +57,9 @@ struct RequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Keep responses in an HTTP cache in this directory (RFC 9111), so a fresh response is not fetched again by a later run. Default: no cache.", valueName: "directory"))
     var cache: String?
 
+    @OptionGroup(title: "Output")
+    var display: DisplayOptions
+
     @OptionGroup(title: "TLS")
     var tls: TLSOptions
 
@@ -57,6 +72,7 @@ struct RequestOptions: ParsableArguments {
         guard maxRedirects >= 0 else { throw CLIFailure.usage("--max-redirects must be 0 or more") }
         guard (0...100).contains(retry) else { throw CLIFailure.usage("--retry must be between 0 and 100") }
         guard timeout > 0, timeout.isFinite else { throw CLIFailure.usage("--timeout must be a positive number of seconds") }
+        if let maxTime, !(maxTime > 0 && maxTime.isFinite) { throw CLIFailure.usage("--max-time must be a positive number of seconds") }
         try tls.check()
     }
 }

@@ -13,7 +13,13 @@ struct RequestRunner {
     func run() async throws {
         try options.check()
         let items = try options.items.map(RequestItem.init(parsing:))
-        let request = try buildRequest(items: items)
+        let body = try BodyInput.read(raw: options.raw, contentType: options.contentType, ignoringStandardInput: options.ignoreStdin)
+        let request = try buildRequest(items: items, body: body)
+        let isTerminal = DisplayOptions.standardOutputIsTerminal
+        let selection = try options.display.selection(verbose: options.verbose, standardOutputIsTerminal: isTerminal)
+        let printer = ResponsePrinter(
+            verbose: options.verbose, formatsBodies: options.display.formatsBodies(standardOutputIsTerminal: isTerminal), isTerminal: isTerminal
+        )
         let credential = try options.user.map(CredentialOption.credential(parsing:))
         var transportConfiguration = try options.tls.transportConfiguration()
         try options.network.apply(to: &transportConfiguration)
@@ -32,6 +38,8 @@ struct RequestRunner {
             print(request.cURLDescription(options: curl))
             return
         }
+        printer.printRequest(request, head: selection.requestHead, body: selection.requestBody)
+        if options.display.offline { return }
 
         let cache: HTTPCache?
         do {
@@ -66,9 +74,13 @@ struct RequestRunner {
         }
 
         let exchange = Exchange(request: request, configuration: configuration)
+        let deadline = options.maxTime.map { RequestDeadline(seconds: $0, exchange: exchange) }
+        defer { deadline?.disarm() }
         let outcome: Result<ExchangeResult, any Error>
         do {
-            outcome = .success(try await exchange.result())
+            let result = try await exchange.result()
+            deadline?.watch(result.body)
+            outcome = .success(result)
         } catch {
             outcome = .failure(error)
         }
@@ -80,7 +92,7 @@ struct RequestRunner {
         }
         do {
             let result = try outcome.get()
-            try await printResponse(result, output: output)
+            try await printResponse(result, output: output, printer: printer, selection: selection)
             try? await transport.shutdown()
             if options.checkStatus && result.response.statusCode >= 400 {
                 throw CLIFailure(status: .httpError, message: "HTTP \(result.response.statusCode) from \(result.request.url?.absoluteString ?? options.url)")
@@ -89,26 +101,43 @@ struct RequestRunner {
             throw failure
         } catch {
             try? await transport.shutdown()
+            if let deadline, deadline.hasExpired {
+                throw CLIFailure(status: .network, message: "the request took longer than --max-time \(Self.seconds(deadline.seconds)) s and was stopped")
+            }
             throw CLIFailure(status: .network, message: (error as? URLError)?.localizedDescription ?? "\(error)")
         }
     }
 
-    /// The status line (and headers with `--verbose`), then the body: streamed to standard output as it
-    /// arrives, or already in `output`.
-    private func printResponse(_ result: ExchangeResult, output: URL?) async throws {
-        let printer = ResponsePrinter(verbose: options.verbose)
-        printer.printHead(result.response, httpVersion: result.metrics.transactions.last?.httpVersion)
+    /// The parts `selection` asks for: the status line or the whole head, then the body, streamed to standard output
+    /// as it arrives (or already in `output`). A body not asked for is read and dropped.
+    private func printResponse(_ result: ExchangeResult, output: URL?, printer: ResponsePrinter, selection: DisplayOptions.Selection) async throws {
+        if selection.statusLine || selection.responseHead {
+            printer.printHead(result.response, httpVersion: result.metrics.transactions.last?.httpVersion, headerFields: selection.responseHead)
+        }
         if let output {
             FileHandle.standardError.write(Data("courier: wrote \(result.bytesReceived) bytes to \(output.path)\n".utf8))
         } else if let body = result.body {
-            _ = try await printer.printBody(body, contentType: result.response.value(forHTTPHeaderField: "Content-Type"))
+            if selection.responseBody {
+                _ = try await printer.printBody(
+                    body, contentType: result.response.value(forHTTPHeaderField: "Content-Type"),
+                    separated: selection.statusLine || selection.responseHead
+                )
+            } else {
+                for try await _ in body {}
+            }
         }
     }
 
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(format: "%.0f", value) : String(value)
+    }
+
     /// The request: items and body style through ``RequestBuilder``, then `-H` and `--bearer`.
-    private func buildRequest(items: [RequestItem]) throws -> URLRequest {
+    private func buildRequest(items: [RequestItem], body: BodyInput?) throws -> URLRequest {
         let headers = try options.header.map(HeaderOption.init(parsing:))
-        var request = try RequestBuilder(method: method, urlString: options.url, items: items, style: bodyStyle ?? .json, timeout: options.timeout).build()
+        var request = try RequestBuilder(
+            method: method, urlString: options.url, items: items, style: bodyStyle ?? .json, timeout: options.timeout, body: body
+        ).build()
         if let token = options.bearer {
             request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         }

@@ -9,37 +9,63 @@ import Darwin
 import FoundationNetworking
 #endif
 
-/// Prints the final response on standard output the way HTTPie does: the status line, the header fields
-/// with `--verbose`, then the body as it arrives.
+/// Prints an exchange on standard output the way HTTPie does: the request's head and body when asked, the status
+/// line or the whole response head, then the body as it arrives.
 ///
-/// The body is never held whole: text goes out chunk by chunk; a JSON body is held (up to
-/// ``prettyPrintLimit``) only to be pretty-printed, and one that grows past that is printed as it
-/// arrives instead; on a terminal a binary body is counted, not shown.
+/// The body is never held whole: it goes out chunk by chunk; when bodies are formatted (a terminal's default), a
+/// JSON body is held (up to ``prettyPrintLimit``) only to be pretty-printed, one that grows past that is printed as
+/// it arrives instead, and on a terminal a binary body is counted, not shown. In a pipe the bytes go out as received.
 struct ResponsePrinter {
     /// The most bytes of a JSON body held to pretty-print it: 8 MiB.
     static let prettyPrintLimit = 8 << 20
 
     let verbose: Bool
+    /// Whether JSON bodies are pretty-printed and binary ones summarized (`--pretty`).
+    var formatsBodies = true
     /// Whether standard output is a terminal (binary bodies are summarized there, as HTTPie does).
     var isTerminal = isatty(STDOUT_FILENO) == 1
 
-    /// Prints the status line, and the header fields when verbose.
-    func printHead(_ response: HTTPURLResponse, httpVersion: String?) {
+    /// Prints the request line and header fields (`head`) and a body held in memory (`body`), before it is sent.
+    func printRequest(_ request: URLRequest, head: Bool, body: Bool) {
+        var text = ""
+        if head { text += VerboseTrace.requestHead(request).map { $0 + "\n" }.joined() }
+        if body, let data = request.httpBody, !data.isEmpty {
+            if head { text += "\n" }
+            write(Data(text.utf8))
+            text = ""
+            if formatsBodies, request.value(forHTTPHeaderField: "Content-Type")?.lowercased().contains("json") == true,
+               let pretty = Self.prettyJSON(data) {
+                write(Data((pretty + "\n").utf8))
+            } else if formatsBodies, isTerminal, data.contains(0) {
+                write(Data("[binary body: \(data.count) bytes]\n".utf8))
+            } else {
+                write(data)
+                if formatsBodies { write(Data("\n".utf8)) }
+            }
+        } else if body, request.httpBodyStream != nil {
+            text += (head ? "\n" : "") + "[streamed body: multipart form]\n"
+        }
+        if head || !text.isEmpty { write(Data((text + (head ? "\n" : "")).utf8)) }
+    }
+
+    /// Prints the status line, with the header fields when `headerFields`.
+    func printHead(_ response: HTTPURLResponse, httpVersion: String?, headerFields: Bool) {
         let head = VerboseTrace.responseHead(response, version: httpVersion)
         var text = head[0] + "\n"
-        if verbose {
+        if headerFields {
             for line in head.dropFirst() { text += line + "\n" }
         }
         write(Data(text.utf8))
     }
 
-    /// Prints `body` after a blank line (none for an empty body) and returns its length.
-    func printBody(_ body: ResponseBodyStream, contentType: String?) async throws -> Int64 {
+    /// Prints `body` (after a blank line when `separated` from a head printed before it; none for an empty body)
+    /// and returns its length.
+    func printBody(_ body: ResponseBodyStream, contentType: String?, separated: Bool) async throws -> Int64 {
         var chunks = body.makeAsyncIterator()
         guard let first = try await chunks.next() else { return 0 }
-        write(Data("\n".utf8))
+        if separated { write(Data("\n".utf8)) }
         var count = Int64(first.count)
-        if contentType?.lowercased().contains("json") == true {
+        if formatsBodies, contentType?.lowercased().contains("json") == true {
             var held = first
             while held.count <= Self.prettyPrintLimit, let chunk = try await chunks.next() {
                 held.append(chunk)
@@ -50,7 +76,7 @@ struct ResponsePrinter {
                 return count
             }
             write(held)
-        } else if isTerminal, first.contains(0) {
+        } else if formatsBodies, isTerminal, first.contains(0) {
             while let chunk = try await chunks.next() { count += Int64(chunk.count) }
             write(Data("[binary body: \(count) bytes]\n".utf8))
             return count

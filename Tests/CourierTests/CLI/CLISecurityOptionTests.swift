@@ -62,7 +62,7 @@ struct CLISecurityOptionTests {
         #expect(refused.standardError.hasPrefix("courier: "))
         #expect(refused.standardError.lowercased().contains("certificate"), "\(refused.standardError)")
 
-        let insecure = try await Self.courier(["get", "--insecure", setup.url])
+        let insecure = try await Self.courier(["get", "-p", "hb", "--insecure", setup.url])
         #expect(insecure.status == 0, "\(insecure.standardError)")
         #expect(insecure.standardOutput.hasPrefix("HTTP/2.0 200 OK"), "\(insecure.standardOutput.prefix(40))")
         #expect(try await Self.courier(["get", "-k", setup.url]).status == 0)

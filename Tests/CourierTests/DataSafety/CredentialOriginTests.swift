@@ -70,7 +70,7 @@ struct CredentialOriginTests {
     @Test func theCLIDoesNotSendTheUserOptionToAnotherOrigin() async throws {
         let (a, b) = try await Self.servers()
         defer { Task { await a.stop(); await b.stop() } }
-        let outcome = try await CLIRequestTests.courier(["get", "-u", "alice:secret", Self.crossOrigin(a, b, scheme: "basic").absoluteString])
+        let outcome = try await CLIRequestTests.courier(["get", "-p", "hb", "-u", "alice:secret", Self.crossOrigin(a, b, scheme: "basic").absoluteString])
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(outcome.standardOutput.hasPrefix("HTTP/1.1 401 "))
         #expect(b.requests.count == 1)

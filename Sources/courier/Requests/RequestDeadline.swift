@@ -1,0 +1,52 @@
+import Courier
+import Foundation
+import Synchronization
+
+/// `--max-time`: stops the whole request (its exchange, and the body still streaming to the output after the head)
+/// once `seconds` have passed since it started.
+final class RequestDeadline: Sendable {
+    let seconds: Double
+    private let state = Mutex<State>(State())
+    private let timer = Mutex<Task<Void, Never>?>(nil)
+
+    private struct State {
+        var body: ResponseBodyStream?
+        var expired = false
+    }
+
+    init(seconds: Double, exchange: Exchange) {
+        self.seconds = seconds
+        let task = Task { [weak self] in
+            // A year bounds what Duration is given (the option is checked to be positive and finite).
+            guard (try? await Task.sleep(for: .seconds(min(seconds, 365 * 86_400)))) != nil else { return }
+            self?.expire(exchange)
+        }
+        timer.withLock { $0 = task }
+    }
+
+    private func expire(_ exchange: Exchange) {
+        let body = state.withLock { state in
+            state.expired = true
+            return state.body
+        }
+        exchange.cancel()
+        body?.cancel()
+    }
+
+    /// Whether the deadline stopped the request.
+    var hasExpired: Bool { state.withLock { $0.expired } }
+
+    /// Also stops `body` when the deadline passes (at once if it has already).
+    func watch(_ body: ResponseBodyStream?) {
+        let expired = state.withLock { state in
+            state.body = body
+            return state.expired
+        }
+        if expired { body?.cancel() }
+    }
+
+    /// The request ended: the deadline no longer applies.
+    func disarm() {
+        timer.withLock { $0 }?.cancel()
+    }
+}
