@@ -33,7 +33,12 @@ final class ChildProcess: Sendable {
 
     /// Starts `name` with `arguments`; `environment` entries are added to this process's environment. Standard
     /// output goes to the file `standardOutput` when given (then ``Outcome/standardOutput`` is empty).
-    init(_ name: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil, standardOutput: URL? = nil) throws {
+    /// `standardInput` is written to the process's standard input through a pipe, which is then closed; without
+    /// it the process reads `/dev/null`.
+    init(
+        _ name: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil,
+        standardOutput: URL? = nil, standardInput: Data? = nil
+    ) throws {
         let process = Process()
         process.executableURL = try Self.executable(name)
         process.arguments = arguments
@@ -48,9 +53,17 @@ final class ChildProcess: Sendable {
         }
         openReaders = Atomic(standardOutput == nil ? 2 : 1)
         process.standardError = errPipe
-        process.standardInput = FileHandle.nullDevice
+        let inPipe = Pipe()
+        process.standardInput = standardInput == nil ? FileHandle.nullDevice : inPipe
         self.process = process
         try process.run()
+        if let standardInput {
+            let writer = inPipe.fileHandleForWriting
+            Thread.detachNewThread {
+                try? writer.write(contentsOf: standardInput)
+                try? writer.close()
+            }
+        }
         func read(_ handle: FileHandle, _ append: @escaping @Sendable (inout (out: String, err: String), String) -> Void) {
             Thread.detachNewThread {
                 while true {
@@ -84,9 +97,11 @@ final class ChildProcess: Sendable {
     /// Runs `name` to completion (killed after `timeout`) and returns what it printed and how it ended.
     static func run(
         _ name: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil,
-        standardOutput: URL? = nil, timeout: Duration = .seconds(60)
+        standardOutput: URL? = nil, standardInput: Data? = nil, timeout: Duration = .seconds(60)
     ) async throws -> Outcome {
-        let child = try ChildProcess(name, arguments, environment: environment, currentDirectory: currentDirectory, standardOutput: standardOutput)
+        let child = try ChildProcess(
+            name, arguments, environment: environment, currentDirectory: currentDirectory, standardOutput: standardOutput, standardInput: standardInput
+        )
         return try await child.finish(timeout: timeout)
     }
 
