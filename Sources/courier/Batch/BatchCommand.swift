@@ -38,8 +38,12 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(help: "Seconds without data before a download fails.")
     var timeout: Double = 30
 
+    @OptionGroup
+    var common: CommonRequestOptions
+
     func run() async throws {
         guard concurrency >= 1 else { throw CLIFailure.usage("--concurrency must be at least 1") }
+        try common.check()
         let text: String
         do {
             text = try String(contentsOf: URL(fileURLWithPath: file), encoding: .utf8)
@@ -62,7 +66,12 @@ struct BatchCommand: AsyncParsableCommand {
             throw CLIFailure.usage("cannot create the output directory: \(error.localizedDescription)")
         }
 
-        let (results, signal) = await BatchRun(entries: batch.entries, concurrency: concurrency, timeout: timeout).run()
+        let transport = AsyncHTTPClientTransport(configuration: try common.transportConfiguration())
+        let (results, signal) = await BatchRun(
+            entries: batch.entries, concurrency: concurrency, timeout: timeout, common: common,
+            transport: transport, credential: try common.challengeCredential()
+        ).run()
+        try? await transport.shutdown()
         print(BatchReport.table(results))
         let failed = results.filter { !$0.succeeded }.count
         if let signal {
@@ -80,6 +89,12 @@ struct BatchRun {
     let entries: [BatchFile.Entry]
     let concurrency: Int
     let timeout: TimeInterval
+    /// The header and authentication options every request gets.
+    let common: CommonRequestOptions
+    /// The transport of the command's TLS, proxy and HTTP-version options.
+    let transport: any HTTPTransport
+    /// `-u`: each operation answers challenges from its own request's origin with it.
+    let credential: URLCredential?
 
     /// Runs every download and returns the results in file order, and the stop signal (SIGINT or
     /// SIGTERM) that cancelled the rest, if one came.
@@ -111,6 +126,8 @@ struct BatchRun {
         let operations = entries.enumerated().map { index, entry -> HTTPRequestOperation in
             var request = URLRequest(url: entry.url)
             request.timeoutInterval = timeout
+            // The headers were checked when the command started; a bad one cannot reach here.
+            try? common.apply(to: &request)
             let record: @Sendable (HTTPRequestOperation, (any Error)?) -> Void = { operation, error in
                 let seconds = starts.withLock { $0[ObjectIdentifier(operation)] }.map { (ContinuousClock.now - $0).seconds } ?? 0
                 let status = operation.response?.statusCode
@@ -149,6 +166,8 @@ struct BatchRun {
             let operation = manager.httpRequestOperation(with: request, success: { operation, _ in record(operation, nil) },
                                                          failure: { operation, error in record(operation, error) })
             operation.outputFileURL = entry.output
+            operation.transport = transport
+            operation.credential = credential
             operation.setDownloadProgressBlock { read, _, _ in
                 let now = bytes.add(Int64(read), ordering: .relaxed).newValue
                 display.update(completed: now, total: nil, prefix: prefix())

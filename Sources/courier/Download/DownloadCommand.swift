@@ -35,7 +35,11 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(help: "Seconds without data before the download fails.")
     var timeout: Double = 30
 
+    @OptionGroup
+    var common: CommonRequestOptions
+
     func run() async throws {
+        try common.check()
         let url = try DownloadCommand.httpURL(url)
         let files = DownloadFiles(output: output, url: url)
         var isDirectory: ObjCBool = false
@@ -58,8 +62,12 @@ struct DownloadCommand: AsyncParsableCommand {
         // The file is the resource's own bytes, so that an interrupted download continues the same representation
         // and digests describe what is saved.
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-        let transfer = DownloadTransfer(files: files, timeout: timeout)
-        switch try await transfer.run(request: request, resume: stored) {
+        try common.apply(to: &request)
+        let transport = AsyncHTTPClientTransport(configuration: try common.transportConfiguration())
+        let transfer = DownloadTransfer(files: files, timeout: timeout, transport: transport, credential: try common.challengeCredential())
+        let outcome = try await transfer.run(request: request, resume: stored)
+        try? await transport.shutdown()
+        switch outcome {
         case .finished(let response):
             let verified: [String]
             do {

@@ -25,13 +25,23 @@ struct DownloadTransfer {
 
     let files: DownloadFiles
     let timeout: TimeInterval
+    /// The transport of the command's TLS, proxy and HTTP-version options; shut down by the caller.
+    var transport: (any HTTPTransport)?
+    /// `-u`, for challenges from the download's own origin.
+    var credential: URLCredential?
 
     /// Runs the download: `resume` continues an interrupted one, otherwise `request` starts afresh.
     func run(request: URLRequest, resume: DownloadResumeData?) async throws -> Outcome {
         var configuration = SessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
+        configuration.transport = transport
         let manager = URLSessionManager(configuration: configuration)
         manager.completionQueue = DispatchQueue(label: "courier.download.completion")
+        if let credential {
+            manager.setTaskDidReceiveAuthenticationChallengeBlock { _, task, challenge in
+                CommonRequestOptions.answer(challenge, for: task, with: credential)
+            }
+        }
         defer { manager.invalidateSessionCancelingTasks(true) }
 
         let display = ProgressDisplay(baseline: resume?.resumption.offset ?? 0)

@@ -33,15 +33,6 @@ struct RequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Retry a failed request up to n times (transient errors; 408, 429, 500, 502, 503, 504; idempotent methods), with backoff and Retry-After (up to 30 s); each retry is printed on stderr. Default 0.", valueName: "n"))
     var retry = 0
 
-    @Option(name: .customShort("u"), help: ArgumentHelp("Credential for Basic or Digest authentication, whichever the server asks for.", valueName: "user:password"))
-    var user: String?
-
-    @Option(help: ArgumentHelp("Send Authorization: Bearer <token>.", valueName: "token"))
-    var bearer: String?
-
-    @Option(name: .customShort("H"), help: ArgumentHelp("A header field (repeatable); 'Name:' with no value removes it.", valueName: "Name: value"))
-    var header: [String] = []
-
     @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write the response body to this file as it arrives.", valueName: "file"))
     var output: String?
 
@@ -54,17 +45,21 @@ struct RequestOptions: ParsableArguments {
     @Flag(help: "Exit with 3 when the response status is 400 or above.")
     var checkStatus = false
 
+    @Option(help: ArgumentHelp("Keep cookies, the -u credential and custom headers between runs in this session: a name (kept per host under ~/.config/courier/sessions) or a path to a JSON file (mode 0600).", valueName: "name|path"))
+    var session: String?
+
+    @Option(help: ArgumentHelp("Use a session like --session, without writing back what this run changed.", valueName: "name|path"))
+    var sessionReadOnly: String?
+
     @Option(help: ArgumentHelp("Keep responses in an HTTP cache in this directory (RFC 9111), so a fresh response is not fetched again by a later run. Default: no cache.", valueName: "directory"))
     var cache: String?
 
     @OptionGroup(title: "Output")
     var display: DisplayOptions
 
-    @OptionGroup(title: "TLS")
-    var tls: TLSOptions
+    @OptionGroup
+    var common: CommonRequestOptions
 
-    @OptionGroup(title: "Network")
-    var network: NetworkOptions
 
     /// Checks the values argument-parser cannot (run-time, so that the message is one line).
     /// - Throws: ``CLIFailure`` (usage).
@@ -72,7 +67,8 @@ struct RequestOptions: ParsableArguments {
         guard maxRedirects >= 0 else { throw CLIFailure.usage("--max-redirects must be 0 or more") }
         guard (0...100).contains(retry) else { throw CLIFailure.usage("--retry must be between 0 and 100") }
         guard timeout > 0, timeout.isFinite else { throw CLIFailure.usage("--timeout must be a positive number of seconds") }
+        if session != nil, sessionReadOnly != nil { throw CLIFailure.usage("give --session or --session-read-only, not both") }
         if let maxTime, !(maxTime > 0 && maxTime.isFinite) { throw CLIFailure.usage("--max-time must be a positive number of seconds") }
-        try tls.check()
+        try common.check()
     }
 }

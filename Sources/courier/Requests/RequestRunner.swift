@@ -14,15 +14,24 @@ struct RequestRunner {
         try options.check()
         let items = try options.items.map(RequestItem.init(parsing:))
         let body = try BodyInput.read(raw: options.raw, contentType: options.contentType, ignoringStandardInput: options.ignoreStdin)
-        let request = try buildRequest(items: items, body: body)
+        let sessionURL = try (options.session ?? options.sessionReadOnly).map {
+            try SessionFile.location(of: $0, for: URL(string: options.url))
+        }
+        var session = try sessionURL.map(SessionFile.load(from:))
+        // A -u on the command line replaces the session's; without one, the session's is used.
+        var common = options.common
+        if common.user == nil, let auth = session?.auth {
+            common.user = auth.user
+            common.authType = auth.type.flatMap(CommonRequestOptions.AuthenticationType.init(rawValue:))
+        }
+        let request = try buildRequest(items: items, body: body, common: common, sessionHeaders: session?.headers ?? [:])
         let isTerminal = DisplayOptions.standardOutputIsTerminal
         let selection = try options.display.selection(verbose: options.verbose, standardOutputIsTerminal: isTerminal)
         let printer = ResponsePrinter(
             verbose: options.verbose, formatsBodies: options.display.formatsBodies(standardOutputIsTerminal: isTerminal), isTerminal: isTerminal
         )
-        let credential = try options.user.map(CredentialOption.credential(parsing:))
-        var transportConfiguration = try options.tls.transportConfiguration()
-        try options.network.apply(to: &transportConfiguration)
+        let credential = try common.challengeCredential()
+        let transportConfiguration = try options.common.transportConfiguration()
         let output = try options.output.map(OutputFile.checked(path:))
 
         if options.printCurl {
@@ -31,10 +40,10 @@ struct RequestRunner {
             curl.followsRedirects = options.follow
             curl.maximumRedirects = options.follow ? options.maxRedirects : nil
             curl.outputFile = output
-            try options.tls.apply(to: &curl)
-            curl.proxy = options.network.proxy
-            curl.noProxy = options.network.noproxy
-            curl.unixSocketPath = options.network.unixSocket
+            try options.common.tls.apply(to: &curl)
+            curl.proxy = options.common.network.proxy
+            curl.noProxy = options.common.network.noproxy
+            curl.unixSocketPath = options.common.network.unixSocket
             print(request.cURLDescription(options: curl))
             return
         }
@@ -50,7 +59,8 @@ struct RequestRunner {
         let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
         var configuration = ExchangeConfiguration(transport: transport)
         configuration.cache = cache
-        configuration.cookieJar = CookieJar()
+        let jar = try session?.cookieJar() ?? CookieJar()
+        configuration.cookieJar = jar
         configuration.followsRedirects = options.follow
         configuration.maximumRedirects = options.maxRedirects
         configuration.credential = credential
@@ -93,6 +103,13 @@ struct RequestRunner {
         do {
             let result = try outcome.get()
             try await printResponse(result, output: output, printer: printer, selection: selection)
+            if let sessionURL, options.session != nil {
+                try session?.update(
+                    jar: jar, headers: try options.common.header.map(HeaderOption.init(parsing:)),
+                    auth: options.common.user.map { SessionFile.Auth(user: $0, type: options.common.authType?.rawValue) }
+                )
+                try session?.write(to: sessionURL)
+            }
             try? await transport.shutdown()
             if options.checkStatus && result.response.statusCode >= 400 {
                 throw CLIFailure(status: .httpError, message: "HTTP \(result.response.statusCode) from \(result.request.url?.absoluteString ?? options.url)")
@@ -132,18 +149,17 @@ struct RequestRunner {
         value == value.rounded() ? String(format: "%.0f", value) : String(value)
     }
 
-    /// The request: items and body style through ``RequestBuilder``, then `-H` and `--bearer`.
-    private func buildRequest(items: [RequestItem], body: BodyInput?) throws -> URLRequest {
-        let headers = try options.header.map(HeaderOption.init(parsing:))
+    /// The request: items and body style through ``RequestBuilder``, then `-H` and the authentication options.
+    private func buildRequest(
+        items: [RequestItem], body: BodyInput?, common: CommonRequestOptions, sessionHeaders: [String: String]
+    ) throws -> URLRequest {
         var request = try RequestBuilder(
             method: method, urlString: options.url, items: items, style: bodyStyle ?? .json, timeout: options.timeout, body: body
         ).build()
-        if let token = options.bearer {
-            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        for (name, value) in sessionHeaders where request.value(forHTTPHeaderField: name) == nil {
+            request.setValue(value, forHTTPHeaderField: name)
         }
-        for header in headers {
-            request.setValue(header.value.isEmpty ? nil : header.value, forHTTPHeaderField: header.name)
-        }
+        try common.apply(to: &request)
         return request
     }
 }

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Courier
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The options every command that sends requests takes (`get` … `request`, `download`, `batch`): header fields,
+/// authentication, the HTTP version, TLS and the network path.
+struct CommonRequestOptions: ParsableArguments {
+    @Option(name: .customShort("H"), help: ArgumentHelp("A header field (repeatable); 'Name:' with no value removes it.", valueName: "Name: value"))
+    var header: [String] = []
+
+    @Option(name: .customShort("u"), help: ArgumentHelp(
+        "Credential: for Basic or Digest authentication, whichever the server asks for (see --auth-type); without ':password' it is asked for on the terminal.",
+        valueName: "user[:password]"
+    ))
+    var user: String?
+
+    @Option(help: ArgumentHelp("basic: send -u at once, without waiting for a challenge (HTTPie's default); digest: answer Digest challenges only; bearer: -u is a token sent as Authorization: Bearer. Default: answer whichever challenge the server sends.", valueName: "basic|digest|bearer"))
+    var authType: AuthenticationType?
+
+    @Option(help: ArgumentHelp("Send Authorization: Bearer <token>.", valueName: "token"))
+    var bearer: String?
+
+    @Flag(name: .customLong("http1.1"), help: "Speak HTTP/1.1 only.")
+    var http1 = false
+
+    @Flag(name: .customLong("http2"), help: "Offer HTTP/2 over TLS (ALPN) and fall back to HTTP/1.1: the default.")
+    var http2 = false
+
+    @OptionGroup(title: "TLS")
+    var tls: TLSOptions
+
+    @OptionGroup(title: "Network")
+    var network: NetworkOptions
+
+    enum AuthenticationType: String, ExpressibleByArgument {
+        case basic, digest, bearer
+    }
+
+    /// Checks what argument-parser cannot.
+    /// - Throws: ``CLIFailure`` (usage).
+    func check() throws {
+        if http1 && http2 { throw CLIFailure.usage("--http1.1 and --http2 exclude each other") }
+        if authType != nil, user == nil { throw CLIFailure.usage("--auth-type needs -u") }
+        if authType == .bearer, bearer != nil { throw CLIFailure.usage("give the token once: --auth-type bearer -u TOKEN, or --bearer TOKEN") }
+        try tls.check()
+    }
+
+    /// The transport's settings: TLS, proxy or socket, and the HTTP version.
+    func transportConfiguration() throws -> AsyncHTTPClientTransport.Configuration {
+        var configuration = try tls.transportConfiguration()
+        try network.apply(to: &configuration)
+        if http1 { configuration.httpVersion = .http1Only }
+        return configuration
+    }
+
+    /// The credential that answers challenges from the request's own origin, or `nil` (none given, or one the
+    /// request carries itself: `--auth-type basic` or `bearer`).
+    func challengeCredential() throws -> URLCredential? {
+        guard let user, authType == nil || authType == .digest else { return nil }
+        return try CredentialOption.credential(parsing: user)
+    }
+
+    /// The answer of a session's challenge block: `credential` for a Basic or Digest challenge from the origin of
+    /// the task's own request, the first time; nothing for any other origin (a redirect target) or a trust challenge.
+    static func answer(
+        _ challenge: AuthenticationChallenge, for task: SessionTask, with credential: URLCredential
+    ) -> AuthenticationDisposition {
+        guard challenge.serverTrust == nil, challenge.previousFailureCount == 0, let url = task.originalRequest?.url,
+              let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased()
+        else { return .performDefaultHandling }
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        let space = challenge.protectionSpace
+        guard space.scheme.lowercased() == scheme, space.host.lowercased() == host, space.port == port else {
+            return .performDefaultHandling
+        }
+        return .useCredential(credential)
+    }
+
+    /// Adds `-H`, `--bearer` and the `Authorization` of `--auth-type basic|bearer` to `request`.
+    func apply(to request: inout URLRequest) throws {
+        let headers = try header.map(HeaderOption.init(parsing:))
+        if let token = bearer {
+            request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        }
+        if let user {
+            switch authType {
+            case .basic?:
+                let credential = try CredentialOption.credential(parsing: user)
+                let pair = Data("\(credential.user ?? ""):\(credential.password ?? "")".utf8).base64EncodedString()
+                request.setValue("Basic \(pair)", forHTTPHeaderField: "Authorization")
+            case .bearer?:
+                request.setValue("Bearer \(user)", forHTTPHeaderField: "Authorization")
+            case .digest?, nil:
+                break
+            }
+        }
+        for header in headers {
+            request.setValue(header.value.isEmpty ? nil : header.value, forHTTPHeaderField: header.name)
+        }
+    }
+}
