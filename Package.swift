@@ -101,6 +101,7 @@ let package = Package(
                 "Courier",
                 "CourierTesting",
                 "CourierTestServer",
+                "CourierOpenAPI",
                 // The CLI's pure parts (progress formatting, batch files) are unit-tested; this also builds
                 // the `courier` binary that the end-to-end tests run.
                 "courier",
@@ -113,6 +114,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 // Encodes the gzip and deflate bodies the decoding stage's unit tests feed it.
                 .product(name: "CompressNIO", package: "compress-nio"),
+                // The OpenAPI transport's tests call `ClientTransport.send` with HTTPTypes values.
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .testTarget(
