@@ -41,12 +41,32 @@ extension URLSessionManager {
     /// `AsyncSequence` of `Data` chunks read with backpressure (the server waits while the
     /// sequence is not iterated). Foundation on Linux has no `bytes(for:)`.
     ///
-    /// This runs a bare exchange with the session's transport, cookies, credentials and headers;
-    /// it is not a ``SessionTask`` and the task-level delegate blocks do not see it. Stop
-    /// iterating and drop the sequence (or cancel the calling Swift task) to cancel it.
-    public func bytes(for request: URLRequest) async throws -> (HTTPURLResponse, ResponseBodyStream) {
+    /// This runs a bare exchange with the session's transport (and so its security policy), stages, cookies,
+    /// credentials, cache, content decoding, logger, headers and interceptors, and the session's challenge block;
+    /// it is not a ``SessionTask``: the task-level delegate blocks do not see it, and neither the resource timeout
+    /// nor ``SessionConfiguration/maximumResponseDataSize`` limits it. Stop iterating and drop the sequence (or
+    /// cancel the calling Swift task) to cancel it; cancellation is `URLError(.cancelled)`.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - body: The request body, streamed with backpressure (for example
+    ///     ``RequestBody/asyncSequence(_:length:)``); it replaces the request's own `httpBody` or
+    ///     `httpBodyStream`. Default `nil`: the request's own body, if any. A body that cannot be produced again
+    ///     (an async sequence, a stream) is not resent by a retry.
+    ///   - interceptors: Run after the session's own (``SessionConfiguration/interceptors``), for this request.
+    ///     Default none.
+    public func bytes(
+        for request: URLRequest, body: RequestBody? = nil, interceptors: [any RequestInterceptor] = []
+    ) async throws -> (HTTPURLResponse, ResponseBodyStream) {
         var exchangeConfiguration = baseExchangeConfiguration()
         exchangeConfiguration.sink = .stream
+        exchangeConfiguration.body = body
+        exchangeConfiguration.interceptors = configuration.interceptors + interceptors
+        if let block = blocks.withLock({ $0.sessionDidReceiveChallenge }) {
+            exchangeConfiguration.challengeHandler = { [weak self] challenge in
+                guard let self else { return .performDefaultHandling }
+                return await onDelegateQueue { [self] in block(self, challenge) }
+            }
+        }
         let exchange = Exchange(request: configuration.prepared(request), configuration: exchangeConfiguration)
         let result = try await exchange.result()
         return (result.response, result.body ?? ResponseBodyStream(data: result.data ?? Data()))
