@@ -9,7 +9,8 @@ struct CourierCommand: AsyncParsableCommand {
         abstract: "HTTP from the command line, built on the Courier library.",
         discussion: """
         Request items: name==value (query), Header:value (header), name=value (field), \
-        name:=json (raw JSON field), name@path (file upload, multipart).
+        name:=json (raw JSON field), name@path (file upload, multipart), name=@path (a field's value \
+        from a file), name:=@path (raw JSON from a file); a body piped on standard input is sent as it is.
         Exit codes: 0 success, 2 usage error, 3 HTTP status >= 400 with --check-status (always for \
         download), 4 network or TLS error, 5 download verification failed (size, Repr-Digest, \
         Content-Digest or Content-MD5), 6 some downloads of a batch failed, 130 stopped by SIGINT \

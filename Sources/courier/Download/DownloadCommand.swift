@@ -26,8 +26,11 @@ struct DownloadCommand: AsyncParsableCommand {
     @Argument(help: "The URL to download, e.g. http://127.0.0.1:8080/bytes/1048576.")
     var url: String
 
-    @Option(name: [.customShort("o"), .customLong("output")], help: "The file to write (default: the URL's last path component).")
+    @Option(name: [.customShort("o"), .customLong("output")], help: "The file to write (default: the name the server gives in Content-Disposition, else the URL's last path component, in the current directory).")
     var output: String?
+
+    @Flag(help: "Replace an existing file of the name chosen without -o (by default it is never overwritten).")
+    var force = false
 
     @Flag(name: .customLong("continue"), help: "Resume an interrupted download of the same file (from FILE.courier-resume).")
     var resume = false
@@ -46,6 +49,9 @@ struct DownloadCommand: AsyncParsableCommand {
         let folder = files.output.deletingLastPathComponent()
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CLIFailure.usage("the directory \(folder.path) does not exist")
+        }
+        if output == nil, !resume, !force, FileManager.default.fileExists(atPath: files.output.path) {
+            throw CLIFailure.usage("\(files.output.path) exists; give -o, or --force to replace it")
         }
         var stored: DownloadResumeData?
         if resume {
@@ -76,9 +82,10 @@ struct DownloadCommand: AsyncParsableCommand {
                 throw CLIFailure(status: .verification, message: "\(files.output.path) failed verification: \(mismatch.message); the file was kept for inspection")
             }
             files.removeLeftovers()
-            let size = (try? IntegrityCheck.size(of: files.output)) ?? 0
+            let saved = output == nil && !resume ? namedByServer(files.output, response: response) : files.output
+            let size = (try? IntegrityCheck.size(of: saved)) ?? 0
             let checks = verified.isEmpty ? "nothing to verify against" : "verified " + verified.joined(separator: ", ")
-            print("saved \(files.output.path) (\(size) bytes; \(checks))")
+            print("saved \(saved.path) (\(size) bytes; \(checks))")
         case .httpError(let response):
             throw CLIFailure(status: .httpError, message: "HTTP \(response.statusCode) from \(response.url?.absoluteString ?? url.absoluteString); nothing was saved")
         case .stopped(let signal, let kept):
@@ -91,6 +98,29 @@ struct DownloadCommand: AsyncParsableCommand {
             throw CLIFailure(status: .network, message: "\(Self.describe(error)) after \(kept) bytes; resume with: \(resumeCommand(url, files))")
         case .failed(let error):
             throw CLIFailure(status: .network, message: Self.describe(error))
+        }
+    }
+
+    /// Moves the finished `file` to the name `Content-Disposition` proposes (sanitised), beside it, unless there is
+    /// none, it is the same, or a file of that name exists and `--force` was not given (then it stays, with a note).
+    private func namedByServer(_ file: URL, response: HTTPURLResponse) -> URL {
+        guard let name = ContentDispositionName.filename(in: response.value(forHTTPHeaderField: "Content-Disposition")),
+              name != file.lastPathComponent
+        else { return file }
+        let target = file.deletingLastPathComponent().appendingPathComponent(name)
+        if FileManager.default.fileExists(atPath: target.path) {
+            guard force else {
+                FileHandle.standardError.write(Data("courier: \(target.path) exists (the server's name for it); kept as \(file.lastPathComponent), --force replaces it\n".utf8))
+                return file
+            }
+            try? FileManager.default.removeItem(at: target)
+        }
+        do {
+            try FileManager.default.moveItem(at: file, to: target)
+            return target
+        } catch {
+            FileHandle.standardError.write(Data("courier: cannot rename to \(target.path): \(error.localizedDescription); kept as \(file.lastPathComponent)\n".utf8))
+            return file
         }
     }
 

@@ -6,7 +6,7 @@ struct RequestOptions: ParsableArguments {
     @Argument(help: "The URL, e.g. http://127.0.0.1:8080/get.")
     var url: String
 
-    @Argument(help: "Request items: name==value, Header:value, name=value, name:=json, name@file.")
+    @Argument(help: "Request items: name==value, Header:value, name=value, name:=json, name@file (upload), name=@file (a field from a file), name:=@file.json (raw JSON from a file).")
     var items: [String] = []
 
     @Flag(inversion: .prefixedNo, help: "Follow redirects (default), or deliver the redirect response itself.")
