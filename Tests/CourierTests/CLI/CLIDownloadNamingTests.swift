@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import courier
+
+/// The name `courier download` gives a file without `-o`: `Content-Disposition` made safe, unit by unit and end to end
+/// against httpbin's `/response-headers` (which sends the header it is asked for), plus request items read from files.
+@Suite("courier download naming")
+struct ContentDispositionNameTests {
+    @Test(arguments: [
+        (#"attachment; filename="report.csv""#, "report.csv"),
+        (#"attachment; filename=plain.txt"#, "plain.txt"),
+        (#"attachment; filename="../../etc/x""#, "x"),
+        // In a quoted string a backslash escapes the next character (RFC 9110), so no separator is left.
+        (#"attachment; filename="..\..\windows\evil.dll""#, "windowsevil.dll"),
+        (#"attachment; filename=..\..\windows\evil.dll"#, "evil.dll"),
+        (#"attachment; filename=".bashrc""#, "bashrc"),
+        (#"attachment; filename="..""#, nil),
+        (#"attachment; filename="a\"b.txt""#, "a\"b.txt"),
+        (#"attachment; filename="fallback.txt"; filename*=UTF-8''na%C3%AFve%20r%C3%A9sum%C3%A9.txt"#, "naïve résumé.txt"),
+        (#"attachment; filename*=UTF-8''..%2F..%2Fescape.txt"#, "escape.txt"),
+        ("attachment; filename=\"tab\there\u{7}.txt\"", "tabhere.txt"),
+        ("inline", nil),
+    ] as [(String, String?)])
+    func theProposedNameIsMadeSafe(header: String, expected: String?) {
+        #expect(ContentDispositionName.filename(in: header) == expected)
+    }
+
+    @Test func aVeryLongNameIsCut() throws {
+        let name = try #require(ContentDispositionName.filename(in: "attachment; filename=\"\(String(repeating: "é", count: 300)).bin\""))
+        #expect(name.utf8.count <= 255)
+    }
+}
+
+@Suite(
+    "courier download naming (httpbin)",
+    .enabled(ExternalServers.httpbin.skipMessage) { await HTTPBinServer.isRunning() }
+)
+struct CLIDownloadNamingTests {
+    static func folder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cli-naming-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    static func download(_ disposition: String, in folder: URL, _ extra: [String] = []) async throws -> ChildProcess.Outcome {
+        var components = try #require(URLComponents(string: try CLIPipeTests.url("/response-headers")))
+        components.queryItems = [URLQueryItem(name: "Content-Disposition", value: disposition)]
+        let url = try #require(components.url).absoluteString
+        return try await ChildProcess.run("courier", ["download", url] + extra, currentDirectory: folder)
+    }
+
+    @Test func aHostileNameStaysInTheCurrentDirectory() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outcome = try await Self.download(#"attachment; filename="../../etc/courier-x""#, in: folder)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput.contains("saved \(folder.appendingPathComponent("courier-x").path)"), "\(outcome.standardOutput)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("courier-x").path))
+        #expect(!FileManager.default.fileExists(atPath: folder.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("etc/courier-x").path))
+    }
+
+    @Test func anExistingFileIsNotOverwrittenWithoutForce() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let existing = folder.appendingPathComponent("report.csv")
+        try Data("mine".utf8).write(to: existing)
+        let kept = try await Self.download(#"attachment; filename="report.csv""#, in: folder)
+        #expect(kept.status == 0, "\(kept.standardError)")
+        #expect(try Data(contentsOf: existing) == Data("mine".utf8), "the user's file is untouched")
+        #expect(kept.standardError.contains("exists"), "\(kept.standardError)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("response-headers").path), "kept under the URL's name")
+
+        let again = try await Self.download(#"attachment; filename="other.csv""#, in: folder)
+        #expect(again.status == 2, "the URL's name exists now: \(again.standardError)")
+
+        let forced = try await Self.download(#"attachment; filename="report.csv""#, in: folder, ["--force"])
+        #expect(forced.status == 0, "\(forced.standardError)")
+        #expect(try Data(contentsOf: existing) != Data("mine".utf8))
+    }
+
+    @Test func itemsReadFromFiles() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let note = folder.appendingPathComponent("note.txt")
+        let json = folder.appendingPathComponent("tags.json")
+        try Data("line one\nline two".utf8).write(to: note)
+        try Data(#"["a", {"b": 2}]"#.utf8).write(to: json)
+        let outcome = try await CLIPipeTests.courier(["post", try CLIPipeTests.url("/post"), "note=@\(note.path)", "tags:=@\(json.path)"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let sent = try #require(try CLIRequestTests.json(outcome)["json"] as? [String: Any])
+        #expect(sent["note"] as? String == "line one\nline two")
+        #expect((sent["tags"] as? [Any])?.count == 2)
+        let missing = try await CLIPipeTests.courier(["post", try CLIPipeTests.url("/post"), "note=@/nonexistent/file"])
+        #expect(missing.status == 2)
+    }
+}
