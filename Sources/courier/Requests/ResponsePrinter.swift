@@ -24,6 +24,8 @@ struct ResponsePrinter {
     var formatsBodies = true
     /// Whether standard output is a terminal (binary bodies are summarized there, as HTTPie does).
     var isTerminal = isatty(STDOUT_FILENO) == 1
+    /// Whether heads and JSON are coloured (see ``TerminalColors/enabled(isTerminal:formatsBodies:environment:)``).
+    var colours: Bool { TerminalColors.enabled(isTerminal: isTerminal, formatsBodies: formatsBodies) }
 
     /// Prints the request line and header fields (`head`) and a body held in memory (`body`), before it is sent.
     func printRequest(_ request: URLRequest, head: Bool, body: Bool) {
@@ -51,9 +53,10 @@ struct ResponsePrinter {
     /// Prints the status line, with the header fields when `headerFields`.
     func printHead(_ response: HTTPURLResponse, httpVersion: String?, headerFields: Bool) {
         let head = VerboseTrace.responseHead(response, version: httpVersion)
-        var text = head[0] + "\n"
+        let colours = colours
+        var text = (colours ? TerminalColors.statusLine(head[0], statusCode: response.statusCode) : head[0]) + "\n"
         if headerFields {
-            for line in head.dropFirst() { text += line + "\n" }
+            for line in head.dropFirst() { text += (colours ? TerminalColors.headerLine(line) : line) + "\n" }
         }
         write(Data(text.utf8))
     }
@@ -72,7 +75,7 @@ struct ResponsePrinter {
                 count += Int64(chunk.count)
             }
             if held.count <= Self.prettyPrintLimit, let pretty = Self.prettyJSON(held) {
-                write(Data((pretty + "\n").utf8))
+                write(Data(((colours ? TerminalColors.json(pretty) : pretty) + "\n").utf8))
                 return count
             }
             write(held)

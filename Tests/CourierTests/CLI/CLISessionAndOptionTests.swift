@@ -74,38 +74,26 @@ struct CLISessionTests {
     }
 
     @Test func aPasswordIsAskedForOnAPseudoTerminalWithoutEcho() async throws {
-        let courier = try ChildProcess.executable("courier").path
-        // Python's pty module gives courier a terminal, answers the prompt and reports what the terminal showed.
-        let script = """
-        import os, pty, sys
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execv(sys.argv[1], [sys.argv[1], "get", "--check-status", "-p", "h", "-u", "ann", sys.argv[2]])
-        seen = b""
-        while b"password for ann: " not in seen:
-            seen += os.read(fd, 1024)
-        os.write(fd, b"s3cret-pass\\n")
-        while True:
-            try:
-                chunk = os.read(fd, 1024)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-        _, status = os.waitpid(pid, 0)
-        sys.stdout.write(seen.decode(errors="replace"))
-        sys.exit(os.waitstatus_to_exitcode(status))
-        """
-        let scriptFile = Fixtures.temporaryFile("cli-pty-\(UUID().uuidString).py")
-        defer { try? FileManager.default.removeItem(at: scriptFile) }
-        try Data(script.utf8).write(to: scriptFile)
-        let url = try Self.url("/basic-auth/ann/s3cret-pass")
-        let outcome = try await ShellCommand.run("python3 '\(scriptFile.path)' '\(courier)' '\(url)'", timeout: .seconds(30))
-        let shown = String(decoding: outcome.standardOutput, as: UTF8.self)
-        #expect(outcome.status == 0, "\(shown) \(outcome.standardError)")
-        #expect(shown.contains("HTTP/1.1 200 OK"), "\(shown)")
-        #expect(!shown.contains("s3cret-pass"), "the password was echoed: \(shown)")
+        let outcome = try await PseudoTerminal.courier(
+            ["get", "--check-status", "-p", "h", "-u", "ann", try Self.url("/basic-auth/ann/s3cret-pass")],
+            prompt: "password for ann: ", answer: "s3cret-pass"
+        )
+        #expect(outcome.status == 0, "\(outcome.shown)")
+        #expect(outcome.shown.contains("HTTP/1.1 200 OK"), "\(outcome.shown)")
+        #expect(!outcome.shown.contains("s3cret-pass"), "the password was echoed: \(outcome.shown)")
+    }
+
+    @Test func aTerminalGetsColoursUnlessNoColorOrPrettyNone() async throws {
+        let url = try Self.url("/json")
+        let coloured = try await PseudoTerminal.courier(["get", url])
+        #expect(coloured.status == 0, "\(coloured.shown)")
+        #expect(coloured.shown.contains("\u{1B}[1m\u{1B}[32mHTTP/1.1 200 OK"), "a green status line: \(coloured.shown.debugDescription)")
+        #expect(coloured.shown.contains("\u{1B}[34m\"slideshow\""), "a blue key")
+        let plainByVariable = try await PseudoTerminal.courier(["get", url], environment: ["NO_COLOR": "1"])
+        #expect(!plainByVariable.shown.contains("\u{1B}["), "\(plainByVariable.shown.debugDescription)")
+        #expect(plainByVariable.shown.contains("\"slideshow\""))
+        let plainByOption = try await PseudoTerminal.courier(["get", "--pretty", "none", url])
+        #expect(!plainByOption.shown.contains("\u{1B}["))
     }
 }
 
