@@ -171,6 +171,10 @@ public final class Exchange: Sendable {
     /// telemetry have somewhere to send it.
     private func execute() async -> Result<ExchangeResult, any Error> {
         guard let observation = ExchangeObservation(configuration: configuration, request: originalRequest) else {
+            // An exchange made inside another's run (an interceptor's token refresh) must not record into that one's.
+            guard ExchangeObservation.current == nil else {
+                return await ExchangeObservation.$current.withValue(nil) { await runWithNotifications() }
+            }
             return await runWithNotifications()
         }
         let outcome = await observation.observing { await runWithNotifications() }

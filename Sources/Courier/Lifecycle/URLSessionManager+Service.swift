@@ -34,12 +34,23 @@ extension URLSessionManager: Service {
         GracefulShutdown.shared.beginGroupShutdown()
         invalidateSessionCancelingTasks(!graceful)
         let grace = configuration.shutdownGracePeriod
+        // A cancellation while waiting (the group escalating, or an infinite grace period) cancels what still runs.
+        await withTaskCancellationHandler {
+            await finish(gracePeriod: graceful ? grace : 0)
+        } onCancel: {
+            self.invalidateSessionCancelingTasks(true)
+        }
+    }
+
+    /// Waits until every task has ended and the session is invalidated, cancelling the tasks still running after
+    /// `grace` seconds (none for an infinite or NaN grace period).
+    private func finish(gracePeriod grace: TimeInterval) async {
         await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 await self.invalidated()
                 return true
             }
-            if graceful, grace.isFinite {
+            if grace.isFinite {
                 group.addTask {
                     // A year bounds what Duration is given.
                     try? await Task.sleep(for: .seconds(min(max(grace, 0), 365 * 86_400)))

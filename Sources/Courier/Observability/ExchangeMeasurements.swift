@@ -31,7 +31,10 @@ struct ExchangeMeasurements: Sendable {
         switch outcome {
         case .success(let result):
             statusClass = "\(min(max(result.response.statusCode / 100, 1), 9))xx"
-            Recorder(label: "http.client.response.body.size", dimensions: dimensions, factory: factory).record(result.bytesReceived)
+            // A body handed to the caller (a stream) has not been read yet: its size is unknown here.
+            if result.body == nil {
+                Recorder(label: "http.client.response.body.size", dimensions: dimensions, factory: factory).record(result.bytesReceived)
+            }
             let source = result.metrics.responseSource
             if source != .network {
                 Counter(

@@ -114,10 +114,10 @@ final class ExchangeTrace: Sendable {
         }
     }
 
-    /// `HTTP/1.1` → `1.1`, `HTTP/2.0` → `2`, as OpenTelemetry writes them.
+    /// `HTTP/1.1` → `1.1`, `HTTP/1.0` → `1.0`, `HTTP/2.0` → `2`, as OpenTelemetry writes them.
     private static func protocolVersion(_ httpVersion: String) -> String {
         let version = httpVersion.hasPrefix("HTTP/") ? String(httpVersion.dropFirst(5)) : httpVersion
-        return version.hasSuffix(".0") ? String(version.dropLast(2)) : version
+        return version == "2.0" || version == "3.0" ? String(version.dropLast(2)) : version
     }
 }
 

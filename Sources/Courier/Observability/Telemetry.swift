@@ -21,11 +21,15 @@ import Tracing
 /// logical span is a child of the caller's `ServiceContext.current` and is current for the caller's stages and
 /// interceptors; each wire request carries its span's context in its header fields, injected by the tracer (for
 /// swift-otel's W3C propagator: `traceparent` and `tracestate`). A wire span ends when the next request starts or
-/// the exchange ends (for a streamed body: when its head is delivered).
+/// the exchange ends.
+///
+/// An exchange ends with its body, except when the body is handed to the caller as a stream (`bytes(for:)`,
+/// CourierOpenAPI, `ResponseSink.stream`): then spans and measurements end with the head, and no response body size
+/// is recorded (a known gap: the stream's end is not reported to them yet).
 ///
 /// **Metrics.** Per logical request: `http.client.request.duration` (a timer, from the start to the end of the
 /// body), `http.client.active_requests` (a meter), `http.client.request.body.size` and
-/// `http.client.response.body.size` (recorders, bytes), `courier.http.client.errors` (a counter, by `error.type`:
+/// `http.client.response.body.size` (recorders, bytes; the request body of the last request on the wire), `courier.http.client.errors` (a counter, by `error.type`:
 /// the `URLError` code's name, or the error's type), `courier.http.client.retries` and
 /// `courier.http.client.cache_hits` (counters, by `courier.cache.result`: `fresh` or `revalidated`). Dimensions:
 /// `http.request.method`, `url.scheme`, on the duration `http.response.status_class` (`2xx`…, or `none` for a

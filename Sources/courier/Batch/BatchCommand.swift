@@ -67,8 +67,11 @@ struct BatchCommand: AsyncParsableCommand {
         }
 
         let transport = AsyncHTTPClientTransport(configuration: try common.transportConfiguration())
+        // The header fields and Authorization are worked out once (a bad -H fails here, a password is asked once).
+        var template = URLRequest(url: batch.entries[0].url)
+        try common.apply(to: &template)
         let (results, signal) = await BatchRun(
-            entries: batch.entries, concurrency: concurrency, timeout: timeout, common: common,
+            entries: batch.entries, concurrency: concurrency, timeout: timeout, headerFields: template.allHTTPHeaderFields ?? [:],
             transport: transport, credential: try common.challengeCredential()
         ).run()
         try? await transport.shutdown()
@@ -89,8 +92,8 @@ struct BatchRun {
     let entries: [BatchFile.Entry]
     let concurrency: Int
     let timeout: TimeInterval
-    /// The header and authentication options every request gets.
-    let common: CommonRequestOptions
+    /// The header fields (`-H`, and the Authorization of `--bearer` or `--auth-type basic|bearer`) every request gets.
+    let headerFields: [String: String]
     /// The transport of the command's TLS, proxy and HTTP-version options.
     let transport: any HTTPTransport
     /// `-u`: each operation answers challenges from its own request's origin with it.
@@ -126,8 +129,7 @@ struct BatchRun {
         let operations = entries.enumerated().map { index, entry -> HTTPRequestOperation in
             var request = URLRequest(url: entry.url)
             request.timeoutInterval = timeout
-            // The headers were checked when the command started; a bad one cannot reach here.
-            try? common.apply(to: &request)
+            for (name, value) in headerFields { request.setValue(value, forHTTPHeaderField: name) }
             let record: @Sendable (HTTPRequestOperation, (any Error)?) -> Void = { operation, error in
                 let seconds = starts.withLock { $0[ObjectIdentifier(operation)] }.map { (ContinuousClock.now - $0).seconds } ?? 0
                 let status = operation.response?.statusCode

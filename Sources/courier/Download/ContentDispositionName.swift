@@ -19,10 +19,14 @@ enum ContentDispositionName {
     static func sanitized(_ name: String) -> String? {
         let last = name.replacingOccurrences(of: "\\", with: "/").split(separator: "/").last.map(String.init) ?? ""
         var cleaned = String(String.UnicodeScalarView(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
-        while cleaned.hasPrefix(".") { cleaned.removeFirst() }
-        cleaned = cleaned.trimmingCharacters(in: .whitespaces)
+        // Dots and white space are stripped in turn until neither leads: ". .." must not become "..".
+        while true {
+            let trimmed = String(cleaned.trimmingCharacters(in: .whitespaces).drop { $0 == "." })
+            if trimmed == cleaned { break }
+            cleaned = trimmed
+        }
         while cleaned.utf8.count > 255 { cleaned.removeLast() }
-        return cleaned.isEmpty ? nil : cleaned
+        return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? nil : cleaned
     }
 
     /// The header's parameters by lower-cased name (values unquoted), after the disposition type.

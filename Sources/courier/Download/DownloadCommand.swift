@@ -108,20 +108,20 @@ struct DownloadCommand: AsyncParsableCommand {
               name != file.lastPathComponent
         else { return file }
         let target = file.deletingLastPathComponent().appendingPathComponent(name)
-        if FileManager.default.fileExists(atPath: target.path) {
-            guard force else {
-                FileHandle.standardError.write(Data("courier: \(target.path) exists (the server's name for it); kept as \(file.lastPathComponent), --force replaces it\n".utf8))
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: target.path, isDirectory: &isDirectory) {
+            guard force, !isDirectory.boolValue else {
+                let why = isDirectory.boolValue ? "is a directory" : "exists (--force replaces it)"
+                FileHandle.standardError.write(Data("courier: \(target.path), the server's name for it, \(why); kept as \(file.lastPathComponent)\n".utf8))
                 return file
             }
-            try? FileManager.default.removeItem(at: target)
         }
-        do {
-            try FileManager.default.moveItem(at: file, to: target)
-            return target
-        } catch {
-            FileHandle.standardError.write(Data("courier: cannot rename to \(target.path): \(error.localizedDescription); kept as \(file.lastPathComponent)\n".utf8))
+        // rename(2) replaces a file (never a directory) in one step.
+        guard rename(file.path, target.path) == 0 else {
+            FileHandle.standardError.write(Data("courier: cannot rename to \(target.path) (\(String(cString: strerror(errno)))); kept as \(file.lastPathComponent)\n".utf8))
             return file
         }
+        return target
     }
 
     /// The command line that continues this download, quoted for a POSIX shell.

@@ -26,7 +26,12 @@ enum PasswordPrompt {
         }
         var line: [UInt8] = []
         var byte: UInt8 = 0
-        while readByte(tty, &byte) == 1, byte != UInt8(ascii: "\n"), byte != UInt8(ascii: "\r") {
+        while true {
+            let count = readByte(tty, &byte)
+            if count < 0, errno == EINTR { continue }
+            // An error is no password, rather than the part typed so far.
+            guard count >= 0 else { return nil }
+            guard count == 1, byte != UInt8(ascii: "\n"), byte != UInt8(ascii: "\r") else { break }
             line.append(byte)
         }
         return String(decoding: line, as: UTF8.self)

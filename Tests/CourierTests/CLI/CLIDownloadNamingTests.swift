@@ -20,6 +20,11 @@ struct ContentDispositionNameTests {
         (#"attachment; filename*=UTF-8''..%2F..%2Fescape.txt"#, "escape.txt"),
         ("attachment; filename=\"tab\there\u{7}.txt\"", "tabhere.txt"),
         ("inline", nil),
+        // Dots and spaces in turn must not leave "." or ".." (or a hidden file) behind.
+        (#"attachment; filename=". .""#, nil),
+        (#"attachment; filename=". ..""#, nil),
+        (#"attachment; filename=". .bashrc""#, "bashrc"),
+        (#"attachment; filename*=UTF-8''.%20.."#, nil),
     ] as [(String, String?)])
     func theProposedNameIsMadeSafe(header: String, expected: String?) {
         #expect(ContentDispositionName.filename(in: header) == expected)
@@ -57,6 +62,18 @@ struct CLIDownloadNamingTests {
         #expect(outcome.standardOutput.contains("saved \(folder.appendingPathComponent("courier-x").path)"), "\(outcome.standardOutput)")
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("courier-x").path))
         #expect(!FileManager.default.fileExists(atPath: folder.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("etc/courier-x").path))
+    }
+
+    @Test func aDirectoryOfTheServersNameIsNeverReplaced() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let directory = folder.appendingPathComponent("src")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: directory.appendingPathComponent("main.swift"))
+        let outcome = try await Self.download(#"attachment; filename="src""#, in: folder, ["--force"])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("is a directory"), "\(outcome.standardError)")
+        #expect(try Data(contentsOf: directory.appendingPathComponent("main.swift")) == Data("keep".utf8))
     }
 
     @Test func anExistingFileIsNotOverwrittenWithoutForce() async throws {

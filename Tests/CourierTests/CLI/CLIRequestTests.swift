@@ -219,7 +219,7 @@ struct CLIRequestTests {
         let commands: [[String]] = [
             ["post", try await Self.url("/anything/json"), "name=O'Brien $HOME", "count:=3", "q==a b", "X-Trace:it's"],
             ["put", "--form", try await Self.url("/anything/form"), "name=Courier & Co", "-H", "X-Other: 1"],
-            ["post", try await Self.url("/anything/upload"), "note=@literal", "doc@\(file.path)"],
+            ["post", try await Self.url("/anything/upload"), "note=at@literal", "doc@\(file.path)"],
             ["get", "-u", "ann:s3:cret", try await Self.url("/digest-auth/auth/ann/s3:cret")],
             ["get", "--bearer", "tok en", try await Self.url("/bearer")],
             ["get", try await Self.url("/redirect/2")],

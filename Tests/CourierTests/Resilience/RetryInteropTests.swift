@@ -131,7 +131,7 @@ struct RetryInteropTests {
         #expect(retries.count == 2, "\(outcome.standardError)")
         #expect(retries.first?.contains("retry 1 of 3") == true && retries.first?.contains("status 503") == true, "\(retries)")
 
-        let none = try await CLIRequestTests.courier(["get", try await Fixtures.url("/flaky/1/\(UUID().uuidString)").absoluteString])
+        let none = try await CLIRequestTests.courier(["get", "-p", "h", try await Fixtures.url("/flaky/1/\(UUID().uuidString)").absoluteString])
         #expect(none.standardOutput.hasPrefix("HTTP/1.1 503"), "without --retry nothing is retried")
     }
 }
