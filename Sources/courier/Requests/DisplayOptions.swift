@@ -20,6 +20,9 @@ struct DisplayOptions: ParsableArguments {
     @Flag(help: "Build the request and print it (head and body) without sending it.")
     var offline = false
 
+    @Flag(name: [.customShort("S"), .long], help: "Print the body line by line as it arrives (line-delimited JSON, Server-Sent Events), each JSON line formatted on a terminal, instead of holding a JSON body to format it whole.")
+    var stream = false
+
     enum PrettyStyle: String, ExpressibleByArgument {
         case format, none
     }

@@ -28,7 +28,8 @@ struct RequestRunner {
         let isTerminal = DisplayOptions.standardOutputIsTerminal
         let selection = try options.display.selection(verbose: options.verbose, standardOutputIsTerminal: isTerminal)
         let printer = ResponsePrinter(
-            verbose: options.verbose, formatsBodies: options.display.formatsBodies(standardOutputIsTerminal: isTerminal), isTerminal: isTerminal
+            verbose: options.verbose, formatsBodies: options.display.formatsBodies(standardOutputIsTerminal: isTerminal),
+            streamsLines: options.display.stream, isTerminal: isTerminal
         )
         let credential = try common.challengeCredential()
         let transportConfiguration = try options.common.transportConfiguration()

@@ -22,6 +22,8 @@ struct ResponsePrinter {
     let verbose: Bool
     /// Whether JSON bodies are pretty-printed and binary ones summarized (`--pretty`).
     var formatsBodies = true
+    /// Whether the body is printed line by line as it arrives (`--stream`) rather than held to be formatted.
+    var streamsLines = false
     /// Whether standard output is a terminal (binary bodies are summarized there, as HTTPie does).
     var isTerminal = isatty(STDOUT_FILENO) == 1
     /// Whether heads and JSON are coloured (see ``TerminalColors/enabled(isTerminal:formatsBodies:environment:)``).
@@ -68,6 +70,24 @@ struct ResponsePrinter {
         guard let first = try await chunks.next() else { return 0 }
         if separated { write(Data("\n".utf8)) }
         var count = Int64(first.count)
+        if streamsLines, formatsBodies {
+            // Each complete line goes out as soon as its newline arrives; a line that is JSON is formatted.
+            var pending = first
+            while true {
+                var start = pending.startIndex
+                while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
+                    printLine(pending[start..<newline])
+                    start = pending.index(after: newline)
+                }
+                // Only the unfinished line is kept: one copy per chunk, not per line.
+                pending = Data(pending[start...])
+                guard let chunk = try await chunks.next() else { break }
+                pending.append(chunk)
+                count += Int64(chunk.count)
+            }
+            if !pending.isEmpty { printLine(pending[...]) }
+            return count
+        }
         if formatsBodies, contentType?.lowercased().contains("json") == true {
             var held = first
             while held.count <= Self.prettyPrintLimit, let chunk = try await chunks.next() {
@@ -91,6 +111,15 @@ struct ResponsePrinter {
             count += Int64(chunk.count)
         }
         return count
+    }
+
+    /// One line of a streamed body: formatted (and coloured) when it is a JSON document, else as received.
+    private func printLine(_ line: Data) {
+        if line.first == UInt8(ascii: "{") || line.first == UInt8(ascii: "["), let pretty = Self.prettyJSON(Data(line)) {
+            write(Data(((colours ? TerminalColors.json(pretty) : pretty) + "\n").utf8))
+        } else {
+            write(Data(line) + Data("\n".utf8))
+        }
     }
 
     /// `body` pretty-printed with sorted keys, or `nil` when it is not JSON.

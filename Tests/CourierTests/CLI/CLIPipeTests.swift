@@ -119,3 +119,25 @@ struct CLIPipeTests {
         #expect(outcome.standardOutput.hasPrefix("courier "))
     }
 }
+
+/// `--stream` on a terminal: a line-delimited JSON body is formatted line by line as it arrives.
+@Suite(
+    "courier --stream (httpbin)",
+    .enabled(ExternalServers.httpbin.skipMessage) { await HTTPBinServer.isRunning() }
+)
+struct CLIStreamTests {
+    @Test func eachJSONLineIsFormattedOnATerminal() async throws {
+        let outcome = try await PseudoTerminal.courier(["get", "--stream", "--pretty", "format", try CLIPipeTests.url("/stream/3")], environment: ["NO_COLOR": "1"])
+        #expect(outcome.status == 0, "\(outcome.shown)")
+        // httpbin sends three one-line JSON documents; each is printed pretty (an indented "id" line of its own).
+        let lines = outcome.shown.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(lines.filter { $0.hasPrefix("\"id\" : ") } == ["\"id\" : 0,", "\"id\" : 1,", "\"id\" : 2,"], "\(outcome.shown)")
+    }
+
+    @Test func inAPipeTheLinesAreTheServersBytes() async throws {
+        let streamed = try await CLIPipeTests.courier(["get", "--stream", try CLIPipeTests.url("/stream/3")])
+        let lines = streamed.standardOutput.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.allSatisfy { $0.hasPrefix("{") && !$0.contains("\n") })
+    }
+}
