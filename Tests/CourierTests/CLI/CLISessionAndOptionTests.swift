@@ -83,6 +83,17 @@ struct CLISessionTests {
         #expect(!outcome.shown.contains("s3cret-pass"), "the password was echoed: \(outcome.shown)")
     }
 
+    @Test func ctrlCAtThePasswordPromptEndsWithTheTerminalEchoingAgain() async throws {
+        let outcome = try await PseudoTerminal.courier(
+            ["get", "-u", "ann", try Self.url("/basic-auth/ann/s3cret-pass")],
+            prompt: "password for ann: ", answer: "\u{03}", afterwards: "stty -a"
+        )
+        #expect(outcome.shown.contains("exit=130"), "\(outcome.shown.debugDescription)")
+        let settings = outcome.shown.components(separatedBy: .whitespacesAndNewlines)
+        #expect(settings.contains("echo") && !settings.contains("-echo"), "echo stayed off: \(outcome.shown)")
+        #expect(settings.contains("isig") && !settings.contains("-isig"), "\(outcome.shown)")
+    }
+
     @Test func aTerminalGetsColoursUnlessNoColorOrPrettyNone() async throws {
         let url = try Self.url("/json")
         let coloured = try await PseudoTerminal.courier(["get", url])
