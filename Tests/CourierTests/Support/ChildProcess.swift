@@ -130,18 +130,15 @@ final class ChildProcess: Sendable {
         kill(process.processIdentifier, signal)
     }
 
-    /// Waits for the child to end (sending SIGKILL after `timeout`) and returns its outcome.
+    /// Waits for the child to end (sending SIGKILL after `timeout`, or when the test is cancelled) and returns its
+    /// outcome.
     func finish(timeout: Duration = .seconds(60)) async throws -> Outcome {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                kill(process.processIdentifier, SIGKILL)
-                Issue.record("the child ran longer than \(timeout) and was killed")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        if !(await ChildWaiting.waitForExit(process, timeout: timeout)) {
+            Issue.record("the child ran longer than \(timeout) or past its test's time limit and was killed")
         }
-        process.waitUntilExit()
-        while openReaders.load(ordering: .acquiring) > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await ChildWaiting.waitForPipes(of: process.executableURL?.lastPathComponent ?? "the child") {
+            openReaders.load(ordering: .acquiring) == 0
+        }
         let (out, err) = printed
         return Outcome(
             standardOutput: out, standardError: err, status: process.terminationStatus,

@@ -11,6 +11,9 @@ enum PseudoTerminal {
 
     private static let script = """
     import os, pty, signal, sys
+    # Started from a thread of Swift's cooperative pool, this process inherits its signal mask, which blocks
+    # SIGALRM and SIGTERM: unblocked, so that the alarm below (and a terminal's signals for courier) take effect.
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
     # Ends this script (and, with the terminal closed, courier) if anything waits forever: the test's bash and its
     # pipes must not outlive it.
     signal.alarm(25)
@@ -20,12 +23,15 @@ enum PseudoTerminal {
         os.execv(sys.argv[3], sys.argv[3:])
     seen = b""
     if prompt:
-        while prompt not in seen:
-            chunk = os.read(fd, 1024)
-            if not chunk:
-                break
-            seen += chunk
-        os.write(fd, answer + b"\\n")
+        try:
+            while prompt not in seen:
+                chunk = os.read(fd, 1024)
+                if not chunk:
+                    break
+                seen += chunk
+            os.write(fd, answer + b"\\n")
+        except OSError:
+            pass  # courier ended without asking: what it showed tells the test why
     while True:
         try:
             chunk = os.read(fd, 65536)
@@ -40,17 +46,29 @@ enum PseudoTerminal {
     """
 
     /// Runs `courier arguments` on a terminal, with `environment` added (`NAME=value` through `env`), answering
-    /// `prompt` with `answer` when given.
-    static func courier(_ arguments: [String], environment: [String: String] = [:], prompt: String = "", answer: String = "") async throws -> Outcome {
+    /// `prompt` with `answer` when given. `afterwards`, a shell command, runs on the same terminal once courier has
+    /// ended (which then prints `exit=STATUS` first, and the status returned is the shell's).
+    static func courier(
+        _ arguments: [String], environment: [String: String] = [:], prompt: String = "", answer: String = "", afterwards: String? = nil
+    ) async throws -> Outcome {
         let scriptFile = Fixtures.temporaryFile("pty-\(UUID().uuidString).py")
         defer { try? FileManager.default.removeItem(at: scriptFile) }
         try Data(script.utf8).write(to: scriptFile)
         let courier = try ChildProcess.executable("courier").path
-        let quoted = ([courier] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let variables = environment.map { "\($0.key)='\($0.value)'" }.joined(separator: " ")
+        var command = [courier] + arguments
+        if let afterwards {
+            command = ["/bin/sh", "-c", "\"$@\"; echo \"exit=$?\"; \(afterwards)", "sh"] + command
+        }
+        let quoted = command.map(quote).joined(separator: " ")
+        let variables = environment.map { "\($0.key)=\(quote($0.value))" }.joined(separator: " ")
         let outcome = try await ShellCommand.run(
-            "env -u NO_COLOR \(variables) python3 '\(scriptFile.path)' '\(prompt)' '\(answer)' \(quoted)", timeout: .seconds(30)
+            "env -u NO_COLOR \(variables) python3 \(quote(scriptFile.path)) \(quote(prompt)) \(quote(answer)) \(quoted)", timeout: .seconds(30)
         )
         return Outcome(shown: String(decoding: outcome.standardOutput, as: UTF8.self), status: outcome.status)
+    }
+
+    /// `text` as one word of a POSIX shell.
+    private static func quote(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

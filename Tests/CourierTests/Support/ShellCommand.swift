@@ -3,7 +3,7 @@ import Synchronization
 
 /// Runs a command line through bash (as a user would paste it) and collects what it printed.
 ///
-/// Waiting never blocks a thread of Swift's cooperative pool: the in-process test server answers on that pool.
+/// Waiting is ``ChildWaiting``'s: polled, bounded, and the child killed with SIGKILL when it runs too long.
 enum ShellCommand {
     struct Outcome: Sendable {
         let status: Int32
@@ -30,8 +30,10 @@ enum ShellCommand {
         let collected = CollectedOutput()
         collected.drain(outPipe.fileHandleForReading, into: \.out)
         collected.drain(errPipe.fileHandleForReading, into: \.err)
-        _ = await waitForExit(process, timeout: timeout)
-        while collected.openReaders.load(ordering: .acquiring) > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        _ = await ChildWaiting.waitForExit(process, timeout: timeout)
+        _ = await ChildWaiting.waitForPipes(of: "bash -c \(commandLine.prefix(80).debugDescription)") {
+            collected.openReaders.load(ordering: .acquiring) == 0
+        }
         let (out, err) = collected.output.withLock { ($0.out, $0.err) }
         return Outcome(status: process.terminationStatus, standardOutput: out, standardError: String(decoding: err, as: UTF8.self))
     }
@@ -46,22 +48,7 @@ enum ShellCommand {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return -1 }
-        return await waitForExit(process, timeout: timeout) ? process.terminationStatus : -1
-    }
-
-    /// Waits for `process` to end, polled so that no thread of the cooperative pool blocks; terminates it after
-    /// `timeout`. Whether it ended in time.
-    private static func waitForExit(_ process: Process, timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        var inTime = true
-        while process.isRunning {
-            if ContinuousClock.now > deadline {
-                process.terminate()
-                inTime = false
-            }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return inTime
+        return await ChildWaiting.waitForExit(process, timeout: timeout) ? process.terminationStatus : -1
     }
 }
 
