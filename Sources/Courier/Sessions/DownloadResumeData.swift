@@ -37,6 +37,18 @@ public struct DownloadResumeData: Codable, Sendable, Equatable {
         }
     }
 
+    /// Resume data for `partialFile`, the start of a download that another program left (a browser, curl, wget):
+    /// the task asks for the rest of `request`'s resource after the file's bytes with `Range` and no validator, as
+    /// `curl -C -` and `wget -c` do (``DownloadResumption/continuesWithoutValidator``). Nothing proves those bytes
+    /// are the start of what the server sends now: check the finished file against a digest when it matters. A
+    /// server that ignores ranges sends the whole resource, and the download starts over.
+    /// - Throws: the file system's error when the file's size cannot be read.
+    public init(continuingWithoutValidator partialFile: URL, of request: URLRequest) throws {
+        let attributes = try FileManager.default.attributesOfItem(atPath: partialFile.path)
+        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        self.init(request: request, partialFile: partialFile, resumption: DownloadResumption(offset: size, continuesWithoutValidator: true))
+    }
+
     init(request: URLRequest, partialFile: URL, resumption: DownloadResumption) {
         url = request.url ?? partialFile
         httpMethod = request.httpMethod ?? "GET"

@@ -242,9 +242,14 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         else { return nil }
         var resumption = DownloadResumption(offset: size, response: response)
         if response.statusCode == 206, let previous = local.withLock({ $0.resumption }) {
-            // The 206 continued the previous part, so it carried the same validator; keep what was recorded.
-            resumption.entityTag = previous.entityTag
-            resumption.lastModified = previous.lastModified
+            if previous.validator != nil {
+                // The 206 continued the previous part, so it carried the same validator; keep what was recorded.
+                resumption.entityTag = previous.entityTag
+                resumption.lastModified = previous.lastModified
+            }
+            // Continued without a validator, the kept bytes stay unproven: later parts are asked for the same way
+            // (with the 206's validator, when it had one, guarding them from here on).
+            resumption.continuesWithoutValidator = previous.continuesWithoutValidator
             resumption.completeLength = resumption.completeLength ?? previous.completeLength
         }
         return try? DownloadResumeData(request: request, partialFile: partialFile, resumption: resumption).encoded()

@@ -16,7 +16,9 @@ struct DownloadCommand: AsyncParsableCommand {
         stops the download and keeps FILE.part and FILE.courier-resume (so does a connection lost \
         midway); `--continue` resumes it \
         with Range/If-Range, and starts over when the server cannot resume (no range support, or \
-        the file changed). The finished file is checked against the size the server announced and \
+        the file changed). A partial FILE without resume data (left by a browser, curl or wget) is \
+        continued after its bytes with a Range request and no validator, with a warning: nothing proves \
+        those bytes are the start of the server's file unless it sends Repr-Digest. The finished file is checked against the size the server announced and \
         against Repr-Digest, Content-Digest or Content-MD5 when the server sends them.
         Exit codes: 0 downloaded and verified, 2 usage error, 3 HTTP status >= 400, 4 network error, \
         5 verification failed (the file is kept for inspection), 130 stopped by SIGINT, 143 by SIGTERM.
@@ -32,7 +34,7 @@ struct DownloadCommand: AsyncParsableCommand {
     @Flag(help: "Replace an existing file of the name chosen without -o (by default it is never overwritten).")
     var force = false
 
-    @Flag(name: .customLong("continue"), help: "Resume an interrupted download of the same file (from FILE.courier-resume).")
+    @Flag(name: .customLong("continue"), help: "Resume an interrupted download of the same file (from FILE.courier-resume), or continue a partial FILE another program left, after its bytes (as curl -C - and wget -c do).")
     var resume = false
 
     @Option(help: "Seconds without data before the download fails.")
@@ -53,33 +55,51 @@ struct DownloadCommand: AsyncParsableCommand {
         if output == nil, !resume, !force, FileManager.default.fileExists(atPath: files.output.path) {
             throw CLIFailure.usage("\(files.output.path) exists; give -o, or --force to replace it")
         }
-        var stored: DownloadResumeData?
-        if resume {
-            stored = try files.load()
-            if let stored, stored.url != url {
-                // The resume data names the URL after redirects, or the URL of an earlier command.
-                FileHandle.standardError.write(Data("courier: continuing \(stored.url.absoluteString), the URL recorded in \(files.resumeData.path)\n".utf8))
-            } else if stored == nil {
-                FileHandle.standardError.write(Data("courier: no resume data at \(files.resumeData.path); downloading from the start\n".utf8))
-            }
-        }
         var request = URLRequest(url: url)
         request.timeoutInterval = timeout
         // The file is the resource's own bytes, so that an interrupted download continues the same representation
         // and digests describe what is saved.
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         try common.apply(to: &request)
+        var stored: DownloadResumeData?
+        // Bytes another program left, continued without proof that they are the start of the server's file.
+        var unprovenBytes: Int64?
+        if resume {
+            stored = try files.load()
+            if let stored, stored.url != url {
+                // The resume data names the URL after redirects, or the URL of an earlier command.
+                FileHandle.standardError.write(Data("courier: continuing \(stored.url.absoluteString), the URL recorded in \(files.resumeData.path)\n".utf8))
+            } else if stored == nil, let adopted = try files.adoptForeignPartial(of: request) {
+                stored = adopted
+                unprovenBytes = adopted.resumption.offset
+                FileHandle.standardError.write(Data("""
+                    courier: warning: \(files.output.path) has no resume data; continuing after its \(adopted.resumption.offset) bytes, \
+                    which cannot be checked against the server's copy (kept as \(files.partial.lastPathComponent) until done)
+
+                    """.utf8))
+            } else if stored == nil {
+                FileHandle.standardError.write(Data("courier: no resume data at \(files.resumeData.path); downloading from the start\n".utf8))
+            }
+        }
         let transport = AsyncHTTPClientTransport(configuration: try common.transportConfiguration())
         let transfer = DownloadTransfer(files: files, timeout: timeout, transport: transport, credential: try common.challengeCredential())
         let outcome = try await transfer.run(request: request, resume: stored)
         try? await transport.shutdown()
         switch outcome {
         case .finished(let response):
+            let check = IntegrityCheck(response: response)
             let verified: [String]
             do {
-                verified = try IntegrityCheck(response: response).verify(files.output)
+                verified = try check.verify(files.output)
             } catch let mismatch as IntegrityCheck.Mismatch {
                 throw CLIFailure(status: .verification, message: "\(files.output.path) failed verification: \(mismatch.message); the file was kept for inspection")
+            }
+            if let unprovenBytes, response.statusCode == 206 || response.statusCode == 416, !check.coversWholeFile {
+                FileHandle.standardError.write(Data("""
+                    courier: warning: the first \(unprovenBytes) bytes were kept unchecked: the server sent no digest \
+                    of the whole file (Repr-Digest)
+
+                    """.utf8))
             }
             files.removeLeftovers()
             let saved = output == nil && !resume ? namedByServer(files.output, response: response) : files.output

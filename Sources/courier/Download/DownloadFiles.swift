@@ -1,5 +1,11 @@
 import Courier
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Where `courier download` keeps things: the finished file, the partial file while it is being
 /// resumed (`FILE.part`) and the resume data next to it (`FILE.courier-resume`, the JSON of
@@ -54,6 +60,25 @@ struct DownloadFiles {
         } catch {
             throw CLIFailure.usage("\(resumeData.path) is not Courier resume data (\(error.localizedDescription)); delete it to start over")
         }
+    }
+
+    /// The start of a download that another program left at ``output`` (a browser, curl, wget), taken over to be
+    /// continued as `curl -C -` and `wget -c` do: moved to ``partial``, with resume data that asks for the rest of
+    /// `request`'s resource without a validator written to ``resumeData`` (so a stop keeps it resumable). `nil`
+    /// when ``output`` is not a regular file with bytes in it.
+    /// - Throws: `CLIFailure` when the file cannot be moved; the file system's errors.
+    func adoptForeignPartial(of request: URLRequest) throws -> DownloadResumeData? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: output.path),
+              attributes[.type] as? FileAttributeType == .typeRegular,
+              ((attributes[.size] as? NSNumber)?.int64Value ?? 0) > 0
+        else { return nil }
+        // rename(2): one step, and never across file systems (the bytes are not copied).
+        guard rename(output.path, partial.path) == 0 else {
+            throw CLIFailure.usage("cannot move \(output.path) to \(partial.path) to continue it: \(String(cString: strerror(errno)))")
+        }
+        let data = try DownloadResumeData(continuingWithoutValidator: partial, of: request)
+        try data.encoded().write(to: resumeData, options: .atomic)
+        return data
     }
 
     /// Removes the partial file and the resume data (after a finished download, or a stop before

@@ -55,6 +55,10 @@ struct IntegrityCheck: Equatable {
         self.digests = digests
     }
 
+    /// Whether a digest covers the file from its first byte (`Repr-Digest`, or a digest of a response that was the
+    /// whole file): only then does verification prove bytes kept from before a resumption.
+    var coversWholeFile: Bool { digests.contains { $0.from == 0 } }
+
     /// A failed check, with a message naming what differed.
     struct Mismatch: Error, Equatable {
         let message: String

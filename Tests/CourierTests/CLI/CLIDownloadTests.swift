@@ -226,6 +226,70 @@ struct CLIDownloadTests {
         #expect(resumed.standardOutput.contains("verified size 350000, Repr-Digest sha-256"), "\(resumed.standardOutput)")
     }
 
+    @Test func continueOfAFileAnotherProgramLeftAsksForTheRestWithoutAValidator() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("browser.bin")
+        let payload = TestPayload.bytes(count: 400_000, seed: 21)
+        try payload.prefix(123_456).write(to: file)   // what a browser, curl or wget left: no resume data
+        let path = "/download/400000?seed=21&digest=repr"
+        let server = try await Fixtures.plainServer.value
+        let before = server.requestLog.count
+        let resumed = try await ChildProcess.run("courier", ["download", try await Self.url(path), "-o", file.path, "--continue"])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        #expect(resumed.standardError.contains("has no resume data; continuing after its 123456 bytes, which cannot be checked"), "\(resumed.standardError)")
+        #expect(!resumed.standardError.contains("kept unchecked"), "Repr-Digest checked the kept bytes too")
+        #expect(resumed.standardOutput.contains("verified size 400000, Repr-Digest sha-256"), "\(resumed.standardOutput)")
+        #expect(try sha256Hex(ofFile: file) == payload.sha256Hex)
+        let request = try #require(server.requestLog.requests.dropFirst(before).first { $0.path == "/download/400000" })
+        #expect(request.header("range") == "bytes=123456-")
+        #expect(request.header("if-range") == nil, "nothing to validate the kept bytes with")
+        #expect(!Self.exists(URL(fileURLWithPath: file.path + ".part")))
+        #expect(!Self.exists(URL(fileURLWithPath: file.path + ".courier-resume")))
+    }
+
+    @Test func foreignBytesThatAreNotTheStartFailVerificationAndAreKept() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("other.bin")
+        try Data(repeating: 0x2A, count: 100_000).write(to: file)
+        let outcome = try await ChildProcess.run("courier", ["download", try await Self.url("/download/300000?seed=22&digest=repr"), "-o", file.path, "--continue"])
+        #expect(outcome.status == 5, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("failed verification: Repr-Digest sha-256 is "), "\(outcome.standardError)")
+        #expect(try Data(contentsOf: file).prefix(100_000) == Data(repeating: 0x2A, count: 100_000), "the file is kept as it was made")
+
+        // Without a digest of the whole file the same bytes cannot be caught: the user is told so.
+        let unchecked = folder.appendingPathComponent("unchecked.bin")
+        try Data(repeating: 0x2A, count: 100_000).write(to: unchecked)
+        let warned = try await ChildProcess.run("courier", ["download", try await Self.url("/download/300000?seed=22"), "-o", unchecked.path, "--continue"])
+        #expect(warned.status == 0, "\(warned.standardError)")
+        #expect(warned.standardError.contains("the first 100000 bytes were kept unchecked"), "\(warned.standardError)")
+        #expect(try Self.size(unchecked) == 300_000)
+    }
+
+    @Test func aTakenOverFileStopsAndContinuesLikeCouriersOwn() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("again.bin")
+        let payload = TestPayload.bytes(count: 600_000, seed: 23)
+        try payload.prefix(50_000).write(to: file)
+        let path = "/download/600000?seed=23&rate=200000&digest=repr"
+        let child = try ChildProcess("courier", ["download", try await Self.url(path), "-o", file.path, "--continue"])
+        try await child.waitFor("continuing ")
+        try await Task.sleep(for: .milliseconds(700))
+        child.send(SIGINT)
+        let stopped = try await child.finish(timeout: .seconds(20))
+        #expect(stopped.status == 130, "\(stopped.standardError)")
+        let kept = try Self.size(URL(fileURLWithPath: file.path + ".part"))
+        #expect(kept > 50_000 && kept < 600_000)
+        #expect(!Self.exists(file), "the file moved to .part while it is continued")
+
+        let finished = try await ChildProcess.run("courier", ["download", try await Self.url(path), "-o", file.path, "--continue"])
+        #expect(finished.status == 0, "\(finished.standardError)")
+        #expect(finished.standardError.contains("continuing \(try await Self.url(path)) after \(kept) bytes"), "\(finished.standardError)")
+        #expect(try sha256Hex(ofFile: file) == payload.sha256Hex)
+    }
+
     @Test(arguments: [("repr", "Repr-Digest sha-256"), ("md5", "Content-MD5 md5")])
     func aDigestMismatchFailsAndKeepsTheFile(digest: String, named: String) async throws {
         let folder = try Self.directory()

@@ -132,6 +132,25 @@ struct CLINginxOptionTests {
         #expect(line.description.contains("courier-\(probe)"), "the -H field reached nginx: \(line)")
     }
 
+    @Test func continueTakesOverAPartialFileLikeCurlDashCDash() async throws {
+        let probe = UUID().uuidString
+        let url = try NginxInterop.url("bytes-1m.bin", probe: probe).absoluteString
+        let ca = try #require(NginxServer.certificateAuthorityPath)
+        let whole = try Data(contentsOf: try NginxInterop.servedFile("bytes-1m.bin"))
+        let file = Fixtures.temporaryFile("cli-continue-\(probe).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try whole.prefix(300_000).write(to: file)
+        let outcome = try await CLIPipeTests.courier(["download", url, "-o", file.path, "--continue", "--cacert", ca])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(try Data(contentsOf: file) == whole)
+        // nginx sends no digest: the kept bytes cannot be proven, and the user is told.
+        #expect(outcome.standardError.contains("the first 300000 bytes were kept unchecked"), "\(outcome.standardError)")
+        let line = try #require(try await NginxInterop.accessLog(probe: probe, count: 1).first)
+        #expect(line.status == 206, "\(line)")
+        #expect(line.range == "bytes=300000-" && line.ifRange == nil, "\(line)")
+        #expect(line.bytesSent < 1_048_576, "only the rest was sent: \(line)")
+    }
+
     @Test func http1OnlyIsSpokenWhenAsked() async throws {
         let ca = try #require(NginxServer.certificateAuthorityPath)
         let url = try NginxInterop.url("hello.txt").absoluteString

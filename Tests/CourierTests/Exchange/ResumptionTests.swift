@@ -113,6 +113,40 @@ struct ResumptionTests {
         #expect(!DownloadResumption(offset: 0, entityTag: "\"a\"").canResume)
     }
 
+    @Test func withoutAValidatorOnlyAnExplicitResumptionContinues() async throws {
+        let file = Fixtures.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        try reference.prefix(400_000).write(to: file)
+        // No validator: by default the download starts over.
+        #expect(!DownloadResumption(offset: 400_000).canResume)
+        let unproven = DownloadResumption(offset: 400_000, continuesWithoutValidator: true)
+        #expect(unproven.canResume)
+        let result = try await resume("/range/\(Self.size)", file: file, from: unproven)
+        #expect(result.resumption == .continued(from: 400_000))
+        #expect(result.request.value(forHTTPHeaderField: "Range") == "bytes=400000-")
+        #expect(result.request.value(forHTTPHeaderField: "If-Range") == nil)
+        #expect(try Data(contentsOf: file).sha256Hex == reference.sha256Hex)
+
+        // The range must still fit: a 206 that starts elsewhere is a mismatch, and the exchange starts over.
+        let elsewhere = DownloadResumption(offset: 10, continuesWithoutValidator: true)
+        let response = try #require(HTTPURLResponse(
+            url: URL(string: "http://h/")!, statusCode: 206, httpVersion: nil, headerFields: ["Content-Range": "bytes 20-99/100"]
+        ))
+        #expect(elsewhere.outcome(of: response) == .mismatch)
+        // With a validator the flag changes nothing: the strong comparison decides.
+        let validated = DownloadResumption(offset: 20, entityTag: "\"a\"", continuesWithoutValidator: true)
+        #expect(validated.outcome(of: response) == .mismatch, "the 206 has no ETag")
+    }
+
+    @Test func resumptionsWrittenBeforeTheFlagStillDecode() throws {
+        let old = Data(#"{"offset":7,"entityTag":"\"e\""}"#.utf8)
+        let decoded = try JSONDecoder().decode(DownloadResumption.self, from: old)
+        #expect(decoded == DownloadResumption(offset: 7, entityTag: "\"e\""))
+        #expect(!decoded.continuesWithoutValidator)
+        let flagged = DownloadResumption(offset: 7, continuesWithoutValidator: true)
+        #expect(try JSONDecoder().decode(DownloadResumption.self, from: JSONEncoder().encode(flagged)) == flagged)
+    }
+
     @Test func contentRangeParsing() {
         let full = ContentRange(parsing: "bytes 10-19/100")
         #expect(full?.start == 10 && full?.end == 19 && full?.total == 100)

@@ -12,6 +12,10 @@ import FoundationNetworking
 /// to the end of a representation of the recorded ``completeLength``, and its `Content-Length` (when
 /// sent) is that range's length. Anything else starts the download over from the first byte.
 ///
+/// A resumption without a validator starts over, unless it is made with ``continuesWithoutValidator``: the kept
+/// bytes of a file another program left (a browser, curl, wget), continued as `curl -C -` and `wget -c` do, with
+/// `Range` and no `If-Range`.
+///
 /// Codable, so it can be written to disk and survive a process restart.
 public struct DownloadResumption: Sendable, Codable, Equatable {
     /// Bytes already received and kept.
@@ -23,13 +27,37 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
     /// The length of the whole representation the kept bytes belong to, when the response told it
     /// (its `Content-Length` for a `200`, the total of its `Content-Range` for a `206`). Default `nil`.
     public var completeLength: Int64?
+    /// Whether, without a validator, the kept bytes are continued anyway: taken to be the first ``offset`` bytes of
+    /// what the server sends now, which nothing proves. A `206` must still start at ``offset`` and run to the end
+    /// of the representation. Default `false` (without a validator the download starts over). Ignored when a
+    /// validator exists.
+    public var continuesWithoutValidator: Bool
 
     /// Creates a resumption point.
-    public init(offset: Int64, entityTag: String? = nil, lastModified: String? = nil, completeLength: Int64? = nil) {
+    public init(
+        offset: Int64, entityTag: String? = nil, lastModified: String? = nil, completeLength: Int64? = nil,
+        continuesWithoutValidator: Bool = false
+    ) {
         self.offset = offset
         self.entityTag = entityTag
         self.lastModified = lastModified
         self.completeLength = completeLength
+        self.continuesWithoutValidator = continuesWithoutValidator
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case offset, entityTag, lastModified, completeLength, continuesWithoutValidator
+    }
+
+    /// Decodes a resumption; one written before ``continuesWithoutValidator`` existed does not continue without a
+    /// validator.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        offset = try container.decode(Int64.self, forKey: .offset)
+        entityTag = try container.decodeIfPresent(String.self, forKey: .entityTag)
+        lastModified = try container.decodeIfPresent(String.self, forKey: .lastModified)
+        completeLength = try container.decodeIfPresent(Int64.self, forKey: .completeLength)
+        continuesWithoutValidator = try container.decodeIfPresent(Bool.self, forKey: .continuesWithoutValidator) ?? false
     }
 
     /// The resumption point for `offset` bytes of `response`'s body, with its validators and the
@@ -56,12 +84,12 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
     }
 
     /// Whether the exchange can ask for the rest at all: something was received and a validator
-    /// exists to prove the resource has not changed.
-    public var canResume: Bool { offset > 0 && validator != nil }
+    /// exists to prove the resource has not changed (or ``continuesWithoutValidator``).
+    public var canResume: Bool { offset > 0 && (validator != nil || continuesWithoutValidator) }
 
-    /// `request` with the `Range` and `If-Range` headers of this resumption.
+    /// `request` with the `Range` and `If-Range` headers of this resumption (no `If-Range` without a validator).
     func applied(to request: URLRequest) -> URLRequest {
-        guard canResume, let validator else { return request }
+        guard canResume else { return request }
         var request = request
         request.setValue("bytes=\(offset)-", forHTTPHeaderField: "Range")
         request.setValue(validator, forHTTPHeaderField: "If-Range")
@@ -107,7 +135,8 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
 
     /// The byte range a `206` continues the kept bytes with, or `nil` when it does not fit them: the
     /// range must start at ``offset``, end with the representation, agree with ``completeLength`` and the
-    /// `Content-Length`, and the response must carry the same strong validator.
+    /// `Content-Length`, and the response must carry the same strong validator (unless there is none and
+    /// ``continuesWithoutValidator``).
     func continuation(in response: HTTPURLResponse) -> ContentRange? {
         guard response.statusCode == 206,
               let range = response.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init(parsing:)),
@@ -121,6 +150,7 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
         }
         let declared = response.expectedContentLength
         guard declared < 0 || declared == length else { return nil }
+        if validator == nil, continuesWithoutValidator { return range }
         return hasSameStrongValidator(as: response) ? range : nil
     }
 
