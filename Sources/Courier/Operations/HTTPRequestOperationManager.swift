@@ -160,8 +160,30 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         success: (@Sendable (_ operation: HTTPRequestOperation, _ responseObject: Any?) -> Void)?,
         failure: (@Sendable (_ operation: HTTPRequestOperation, _ error: any Error) -> Void)?
     ) -> HTTPRequestOperation {
+        configured(HTTPRequestOperation(request: request), success: success, failure: failure)
+    }
+
+    /// An operation restored from `archive` (see ``OperationArchive``) and configured like
+    /// ``httpRequestOperation(with:success:failure:)``: an interrupted download to a file continues after the bytes
+    /// already in it (with `Range` and `If-Range`) when started.
+    /// - Throws: ``OperationArchiveError`` when the archive was written by a newer Courier.
+    open func httpRequestOperation(
+        resuming archive: OperationArchive,
+        success: (@Sendable (_ operation: HTTPRequestOperation, _ responseObject: Any?) -> Void)?,
+        failure: (@Sendable (_ operation: HTTPRequestOperation, _ error: any Error) -> Void)?
+    ) throws -> HTTPRequestOperation {
+        let operation = HTTPRequestOperation(request: archive.request.makeRequest())
+        try operation.restore(from: archive)
+        return configured(operation, success: success, failure: failure)
+    }
+
+    /// `operation` with the manager's serializer, policies, transport, stages and queues, and the completion blocks.
+    private func configured(
+        _ operation: HTTPRequestOperation,
+        success: (@Sendable (_ operation: HTTPRequestOperation, _ responseObject: Any?) -> Void)?,
+        failure: (@Sendable (_ operation: HTTPRequestOperation, _ error: any Error) -> Void)?
+    ) -> HTTPRequestOperation {
         let current = settings.withLock { $0 }
-        let operation = HTTPRequestOperation(request: request)
         operation.responseSerializer = current.responseSerializer
         operation.securityPolicy = current.securityPolicy
         operation.proxy = current.proxy

@@ -125,7 +125,11 @@ extension URLConnectionOperation {
             let interrupted = storage.machine.state != .finished
             var resumption: DownloadResumption?
             if interrupted, let url = storage.outputFileURL, let response = storage.response {
-                resumption = DownloadResumption(offset: Self.fileSize(url), response: response)
+                // The stopped exchange may still be writing its last gathered chunks: the bytes it received are the
+                // ones the file will hold. (The next transfer measures the file itself, so a process that ends first
+                // still continues from what reached the disk.)
+                let received = (storage.pausedExchange ?? storage.exchange)?.receiveProgress.totalBytes ?? storage.totalBytesRead
+                resumption = DownloadResumption(offset: max(Self.fileSize(url), received), response: response)
             }
             return OperationArchive(
                 request: .init(storage.request),
