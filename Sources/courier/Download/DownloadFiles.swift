@@ -43,19 +43,35 @@ struct DownloadFiles {
             try FileManager.default.moveItem(at: current, to: partial)
         }
         resume.partialFilePath = partial.path
-        try resume.encoded().write(to: resumeData, options: .atomic)
+        try write(resume)
         return resume.resumption.offset
     }
 
-    /// The stored resume data, pointed at ``partial`` (the directory may have moved since), or
-    /// `nil` when there is none or its partial file is gone.
+    /// Writes `resume` to ``resumeData``, readable by its owner only and without the header fields (no credential
+    /// lands in the file: `--continue` sends the header fields of its own command line).
+    private func write(_ resume: DownloadResumeData) throws {
+        var resume = resume
+        resume.headers = [:]
+        let data = try resume.encoded()
+        let temporary = URL(fileURLWithPath: resumeData.path + ".new")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw CLIFailure.usage("cannot write \(resumeData.path)")
+        }
+        guard rename(temporary.path, resumeData.path) == 0 else {
+            throw CLIFailure.usage("cannot write \(resumeData.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The stored resume data, pointed at ``partial`` (the directory may have moved since) and sending
+    /// `request`'s header fields, or `nil` when there is none or its partial file is gone.
     /// - Throws: `CLIFailure` when the file exists but is not Courier resume data.
-    func load() throws -> DownloadResumeData? {
+    func load(sending request: URLRequest) throws -> DownloadResumeData? {
         guard FileManager.default.fileExists(atPath: resumeData.path),
               FileManager.default.fileExists(atPath: partial.path) else { return nil }
         do {
             var resume = try DownloadResumeData(data: Data(contentsOf: resumeData))
             resume.partialFilePath = partial.path
+            resume.headers = request.allHTTPHeaderFields ?? [:]
             return resume
         } catch {
             throw CLIFailure.usage("\(resumeData.path) is not Courier resume data (\(error.localizedDescription)); delete it to start over")
@@ -77,7 +93,7 @@ struct DownloadFiles {
             throw CLIFailure.usage("cannot move \(output.path) to \(partial.path) to continue it: \(String(cString: strerror(errno)))")
         }
         let data = try DownloadResumeData(continuingWithoutValidator: partial, of: request)
-        try data.encoded().write(to: resumeData, options: .atomic)
+        try write(data)
         return data
     }
 

@@ -76,8 +76,8 @@ struct CLIDownloadTests {
     }
 
     /// Starts a throttled download, stops it with `signal` once progress shows, and checks what it left.
-    static func interrupt(_ path: String, with signal: Int32, file: URL) async throws -> ChildProcess.Outcome {
-        let child = try ChildProcess("courier", ["download", try await url(path), "-o", file.path])
+    static func interrupt(_ path: String, with signal: Int32, file: URL, options: [String] = []) async throws -> ChildProcess.Outcome {
+        let child = try ChildProcess("courier", ["download", try await url(path), "-o", file.path] + options)
         try await child.waitFor("downloading \(try await url(path)) into \(file.path)")
         try await child.waitFor("ETA ")
         try await Task.sleep(for: .milliseconds(300))
@@ -118,6 +118,30 @@ struct CLIDownloadTests {
         #expect(ranged.header("if-range") == "\"download-11-600000\"")
         #expect(!Self.exists(URL(fileURLWithPath: file.path + ".part")))
         #expect(!Self.exists(URL(fileURLWithPath: file.path + ".courier-resume")))
+    }
+
+    @Test func resumeDataHoldsNoCredentialAndContinueSendsTheNewCommandsFields() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("private.bin")
+        let path = "/download/500000?seed=19&rate=200000"
+        _ = try await Self.interrupt(path, with: SIGINT, file: file, options: ["--bearer", "secret-token-1", "-H", "X-Run: first"])
+        let stored = URL(fileURLWithPath: file.path + ".courier-resume")
+        let text = try String(contentsOf: stored, encoding: .utf8)
+        #expect(!text.contains("secret-token-1") && !text.contains("X-Run"), "\(text)")
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: stored.path)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+
+        let server = try await Fixtures.plainServer.value
+        let before = server.requestLog.count
+        let resumed = try await ChildProcess.run("courier", [
+            "download", try await Self.url(path), "-o", file.path, "--continue", "--bearer", "secret-token-2", "-H", "X-Run: second",
+        ])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        let ranged = try #require(server.requestLog.requests.dropFirst(before).first { $0.header("range") != nil })
+        #expect(ranged.header("authorization") == "Bearer secret-token-2")
+        #expect(ranged.header("x-run") == "second")
+        #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 500_000, seed: 19).sha256Hex)
     }
 
     @Test func stoppingBeforeAnyDataLeavesNothingToResume() async throws {
