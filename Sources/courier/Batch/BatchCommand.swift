@@ -19,8 +19,10 @@ struct BatchCommand: AsyncParsableCommand {
         table go to standard output. A download fails on a network error or an HTTP status >= 400 \
         (its output file is removed), or when the file does not match the size or the digests \
         (Repr-Digest, Content-Digest, Content-MD5) the server announced (the file is kept).
-        Ctrl-C (SIGINT) or SIGTERM cancels the downloads still running or queued and prints the \
-        summary.
+        Ctrl-C (SIGINT) or SIGTERM stops the downloads still running or queued and prints the \
+        summary. A download stopped, or cut off by a network error, midway keeps its partial output \
+        and OUTPUT.courier-operation beside it: running the same batch again continues it with \
+        Range/If-Range (and starts it over when the server cannot resume).
         Exit codes: 0 all downloaded, 2 usage error (a malformed line is named by its number), \
         6 at least one download failed, 130 stopped by SIGINT, 143 stopped by SIGTERM.
         """
@@ -114,10 +116,18 @@ struct BatchRun {
         let results = Mutex<[Int: BatchResult]>([:])
         let starts = Mutex<[ObjectIdentifier: ContinuousClock.Instant]>([:])
         let prefix = { @Sendable in "\(finished.load(ordering: .relaxed))/\(total) files" }
-        // Ctrl-C or SIGTERM cancels every download still queued or running (not the batch's final
-        // operation, which must run for the summary to follow).
+        // Ctrl-C or SIGTERM stops every download still queued or running (not the batch's final operation, which
+        // must run for the summary to follow); one that has received bytes is archived first, to be continued.
         let downloads = Mutex<[HTTPRequestOperation]>([])
-        let cancelDownloads: @Sendable () -> Void = { for operation in downloads.withLock({ $0 }) { operation.cancel() } }
+        let resumable = Mutex<[Int: Int64]>([:])
+        let cancelDownloads: @Sendable () -> Void = {
+            for (index, operation) in downloads.withLock({ $0 }).enumerated() {
+                if operation.isExecuting, let kept = BatchResumeFile(output: entries[index].output).store(operation, pausing: true) {
+                    resumable.withLock { $0[index] = kept }
+                }
+                operation.cancel()
+            }
+        }
         let signals = StopSignals { _ in cancelDownloads() }
         defer { signals.restore() }
         let startObserver = NotificationCenter.default.addObserver(forName: .courierOperationDidStart, object: nil, queue: nil) { note in
@@ -130,6 +140,7 @@ struct BatchRun {
             var request = URLRequest(url: entry.url)
             request.timeoutInterval = timeout
             for (name, value) in headerFields { request.setValue(value, forHTTPHeaderField: name) }
+            let resumeFile = BatchResumeFile(output: entry.output)
             let record: @Sendable (HTTPRequestOperation, (any Error)?) -> Void = { operation, error in
                 let seconds = starts.withLock { $0[ObjectIdentifier(operation)] }.map { (ContinuousClock.now - $0).seconds } ?? 0
                 let status = operation.response?.statusCode
@@ -142,9 +153,17 @@ struct BatchRun {
                         failure = "stopped"
                     } else {
                         failure = Self.describe(error)
+                        // Cut off midway: kept for the next run, as a stopped download is.
+                        if let kept = resumeFile.store(operation, pausing: false) { resumable.withLock { $0[index] = kept } }
                     }
-                    try? FileManager.default.removeItem(at: entry.output)
+                    if let kept = resumable.withLock({ $0[index] }) {
+                        failure = (failure ?? "") + "; \(kept) bytes kept, run the batch again to continue"
+                    } else {
+                        try? FileManager.default.removeItem(at: entry.output)
+                        resumeFile.remove()
+                    }
                 } else if let response = operation.response {
+                    resumeFile.remove()
                     // The same checks as `courier download`: size, Repr-Digest, Content-Digest, Content-MD5.
                     do {
                         _ = try IntegrityCheck(response: response).verify(entry.output)
@@ -165,8 +184,17 @@ struct BatchRun {
                 finished.store(done, ordering: .relaxed)
                 display.printLine(BatchReport.resultLine(result), to: ProgressDisplay.standardOutput)
             }
-            let operation = manager.httpRequestOperation(with: request, success: { operation, _ in record(operation, nil) },
-                                                         failure: { operation, error in record(operation, error) })
+            let success: @Sendable (HTTPRequestOperation, Any?) -> Void = { operation, _ in record(operation, nil) }
+            let failed: @Sendable (HTTPRequestOperation, any Error) -> Void = { operation, error in record(operation, error) }
+            let operation: HTTPRequestOperation
+            if let archive = resumeFile.load(url: entry.url, headerFields: headerFields, timeout: timeout),
+               let resumed = try? manager.httpRequestOperation(resuming: archive, success: success, failure: failed) {
+                let kept = (try? IntegrityCheck.size(of: entry.output)) ?? 0
+                display.printLine("courier: continuing \(entry.output.path) after its \(kept) bytes")
+                operation = resumed
+            } else {
+                operation = manager.httpRequestOperation(with: request, success: success, failure: failed)
+            }
             operation.outputFileURL = entry.output
             operation.transport = transport
             operation.credential = credential

@@ -102,28 +102,64 @@ struct CLIBatchTests {
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("refused.bin").path))
     }
 
-    @Test func ctrlCCancelsTheRestAndPrintsTheSummary() async throws {
+    @Test func ctrlCStopsTheRestAndARunAgainContinuesThePartialFile() async throws {
         let folder = try Self.directory()
         defer { try? FileManager.default.removeItem(at: folder) }
         // Two downloads of about 5 s each, one at a time.
+        let first = "/download/500000?seed=33&rate=100000&digest=repr"
         let list = """
-        \(try await Self.url("/download/500000?seed=33&rate=100000"))\tfirst.bin
+        \(try await Self.url(first))\tfirst.bin
         \(try await Self.url("/download/500000?seed=34&rate=100000"))\tsecond.bin
         """
         let listFile = folder.appendingPathComponent("list.txt")
         try list.write(to: listFile, atomically: true, encoding: .utf8)
         let child = try ChildProcess("courier", ["batch", listFile.path, "--concurrency", "1", "--output-dir", folder.path])
         try await child.waitFor("0/2 files  ")
-        try await Task.sleep(for: .milliseconds(200))
+        try await Task.sleep(for: .milliseconds(600))
         child.send(SIGINT)
         let outcome = try await child.finish(timeout: .seconds(20))
         #expect(!outcome.terminatedBySignal)
         #expect(outcome.status == 130, "\(outcome.standardError)")
         #expect(outcome.standardError.contains("stopped; 0 of 2 downloads had finished"), "\(outcome.standardError)")
         #expect(outcome.standardOutput.contains("0 of 2 downloads succeeded, 2 failed"), "\(outcome.standardOutput)")
-        #expect(outcome.standardOutput.contains("/download/500000?seed=33&rate=100000: stopped"), "\(outcome.standardOutput)")
-        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("first.bin").path))
+        #expect(outcome.standardOutput.contains("\(first): stopped; "), "\(outcome.standardOutput)")
+        #expect(outcome.standardOutput.contains(" bytes kept, run the batch again to continue"), "\(outcome.standardOutput)")
+        // The running download keeps its bytes and its archive (owner-only: it is the user's data); the queued one
+        // never started.
+        let firstFile = folder.appendingPathComponent("first.bin")
+        let archive = folder.appendingPathComponent("first.bin.courier-operation")
+        let kept = try #require(try FileManager.default.attributesOfItem(atPath: firstFile.path)[.size] as? Int)
+        #expect(kept > 0 && kept < 500_000)
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: archive.path)[.posixPermissions] as? Int)
+        #expect(mode == 0o600)
+        #expect(!(try String(contentsOf: archive, encoding: .utf8)).contains("Authorization"))
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("second.bin").path))
+
+        let server = try await Fixtures.plainServer.value
+        let before = server.requestLog.count
+        let again = try await ChildProcess.run("courier", ["batch", listFile.path, "--concurrency", "2", "--output-dir", folder.path])
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(again.standardError.contains("continuing \(firstFile.path) after its \(kept) bytes"), "\(again.standardError)")
+        #expect(try sha256Hex(ofFile: firstFile) == TestPayload.bytes(count: 500_000, seed: 33).sha256Hex)
+        #expect(try sha256Hex(ofFile: folder.appendingPathComponent("second.bin")) == TestPayload.bytes(count: 500_000, seed: 34).sha256Hex)
+        let ranged = server.requestLog.requests.dropFirst(before).filter { $0.path == "/download/500000" && $0.header("range") != nil }
+        #expect(ranged.map { $0.header("range") } == ["bytes=\(kept)-"], "\(ranged)")
+        #expect(ranged.first?.header("if-range") == "\"download-33-500000\"")
+        #expect(!FileManager.default.fileExists(atPath: archive.path))
+    }
+
+    @Test func aDownloadCutOffMidwayIsContinuedByTheNextRun() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The server closes the connection after 150 000 of 350 000 bytes (only for responses starting before that).
+        let listFile = folder.appendingPathComponent("list.txt")
+        try "\(try await Self.url("/download/350000?seed=35&abort_after=150000&digest=repr"))\tcut.bin\n".write(to: listFile, atomically: true, encoding: .utf8)
+        let broken = try await ChildProcess.run("courier", ["batch", listFile.path, "--output-dir", folder.path])
+        #expect(broken.status == 6, "\(broken.standardError)")
+        #expect(broken.standardOutput.contains("150000 bytes kept, run the batch again to continue"), "\(broken.standardOutput)")
+        let again = try await ChildProcess.run("courier", ["batch", listFile.path, "--output-dir", folder.path])
+        #expect(again.status == 0, "\(again.standardOutput) \(again.standardError)")
+        #expect(try sha256Hex(ofFile: folder.appendingPathComponent("cut.bin")) == TestPayload.bytes(count: 350_000, seed: 35).sha256Hex)
     }
 
     @Test func aMalformedLineIsAUsageErrorNamingTheLine() async throws {
