@@ -156,8 +156,9 @@ struct BatchRun {
                         // Cut off midway: kept for the next run, as a stopped download is.
                         if let kept = resumeFile.store(operation, pausing: false) { resumable.withLock { $0[index] = kept } }
                     }
-                    if let kept = resumable.withLock({ $0[index] }) {
-                        failure = (failure ?? "") + "; \(kept) bytes kept, run the batch again to continue"
+                    if let keptBytes = resumable.withLock({ $0[index] }) {
+                        failure = (failure ?? "") + "; \(keptBytes) bytes kept, run the batch again to continue"
+                        kept = true
                     } else {
                         try? FileManager.default.removeItem(at: entry.output)
                         resumeFile.remove()
