@@ -165,7 +165,8 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
 
     /// An operation restored from `archive` (see ``OperationArchive``) and configured like
     /// ``httpRequestOperation(with:success:failure:)``: an interrupted download to a file continues after the bytes
-    /// already in it (with `Range` and `If-Range`) when started.
+    /// already in it (with `Range` and `If-Range`) when started, if the archived response had a strong validator
+    /// (`ETag` or `Last-Modified`); without one the file is written again from its first byte.
     /// - Throws: ``OperationArchiveError`` when the archive was written by a newer Courier.
     open func httpRequestOperation(
         resuming archive: OperationArchive,

@@ -41,7 +41,8 @@ public struct DownloadResumeData: Codable, Sendable, Equatable {
     /// the task asks for the rest of `request`'s resource after the file's bytes with `Range` and no validator, as
     /// `curl -C -` and `wget -c` do (``DownloadResumption/continuesWithoutValidator``). Nothing proves those bytes
     /// are the start of what the server sends now: check the finished file against a digest when it matters. A
-    /// server that ignores ranges sends the whole resource, and the download starts over.
+    /// server that ignores ranges sends the whole resource, and the download starts over. ``headers`` are
+    /// `request`'s, credentials included: clear them before writing ``encoded()`` somewhere others can read.
     /// - Throws: the file system's error when the file's size cannot be read.
     public init(continuingWithoutValidator partialFile: URL, of request: URLRequest) throws {
         let attributes = try FileManager.default.attributesOfItem(atPath: partialFile.path)

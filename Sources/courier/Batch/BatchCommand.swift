@@ -141,6 +141,7 @@ struct BatchRun {
             request.timeoutInterval = timeout
             for (name, value) in headerFields { request.setValue(value, forHTTPHeaderField: name) }
             let resumeFile = BatchResumeFile(output: entry.output)
+            let archive = resumeFile.load(url: entry.url, headerFields: headerFields, timeout: timeout)
             let record: @Sendable (HTTPRequestOperation, (any Error)?) -> Void = { operation, error in
                 let seconds = starts.withLock { $0[ObjectIdentifier(operation)] }.map { (ContinuousClock.now - $0).seconds } ?? 0
                 let status = operation.response?.statusCode
@@ -158,6 +159,10 @@ struct BatchRun {
                     }
                     if let keptBytes = resumable.withLock({ $0[index] }) {
                         failure = (failure ?? "") + "; \(keptBytes) bytes kept, run the batch again to continue"
+                        kept = true
+                    } else if archive != nil {
+                        // An earlier run's bytes that this one could not add to: never removed.
+                        failure = (failure ?? "") + "; the earlier run's bytes are kept, run the batch again to continue"
                         kept = true
                     } else {
                         try? FileManager.default.removeItem(at: entry.output)
@@ -188,8 +193,7 @@ struct BatchRun {
             let success: @Sendable (HTTPRequestOperation, Any?) -> Void = { operation, _ in record(operation, nil) }
             let failed: @Sendable (HTTPRequestOperation, any Error) -> Void = { operation, error in record(operation, error) }
             let operation: HTTPRequestOperation
-            if let archive = resumeFile.load(url: entry.url, headerFields: headerFields, timeout: timeout),
-               let resumed = try? manager.httpRequestOperation(resuming: archive, success: success, failure: failed) {
+            if let archive, let resumed = try? manager.httpRequestOperation(resuming: archive, success: success, failure: failed) {
                 let kept = (try? IntegrityCheck.size(of: entry.output)) ?? 0
                 display.printLine("courier: continuing \(entry.output.path) after its \(kept) bytes")
                 operation = resumed

@@ -71,11 +71,22 @@ struct DownloadFiles {
         do {
             var resume = try DownloadResumeData(data: Data(contentsOf: resumeData))
             resume.partialFilePath = partial.path
-            resume.headers = request.allHTTPHeaderFields ?? [:]
+            resume.headers = Self.fields(of: request, for: resume.url)
             return resume
         } catch {
             throw CLIFailure.usage("\(resumeData.path) is not Courier resume data (\(error.localizedDescription)); delete it to start over")
         }
+    }
+
+    /// `request`'s header fields for continuing at `url`, the URL the resume data recorded (after redirects): the
+    /// credentials and cookies only when it has the same origin as `request`, as a redirect would have dropped them.
+    static func fields(of request: URLRequest, for url: URL) -> [String: String] {
+        var fields = request.allHTTPHeaderFields ?? [:]
+        let origin = { (url: URL?) in [url?.scheme?.lowercased(), url?.host?.lowercased(), url?.port.map(String.init)] }
+        if origin(request.url) != origin(url) {
+            fields = fields.filter { !["authorization", "proxy-authorization", "cookie"].contains($0.key.lowercased()) }
+        }
+        return fields
     }
 
     /// The start of a download that another program left at ``output`` (a browser, curl, wget), taken over to be
@@ -88,13 +99,22 @@ struct DownloadFiles {
               attributes[.type] as? FileAttributeType == .typeRegular,
               ((attributes[.size] as? NSNumber)?.int64Value ?? 0) > 0
         else { return nil }
+        guard !FileManager.default.fileExists(atPath: partial.path) else {
+            throw CLIFailure.usage("both \(output.path) and \(partial.path) exist, without resume data: remove the one not to continue")
+        }
         // rename(2): one step, and never across file systems (the bytes are not copied).
         guard rename(output.path, partial.path) == 0 else {
             throw CLIFailure.usage("cannot move \(output.path) to \(partial.path) to continue it: \(String(cString: strerror(errno)))")
         }
-        let data = try DownloadResumeData(continuingWithoutValidator: partial, of: request)
-        try write(data)
-        return data
+        do {
+            let data = try DownloadResumeData(continuingWithoutValidator: partial, of: request)
+            try write(data)
+            return data
+        } catch {
+            // Without its resume data the file would look like Courier's own leftovers: put it back.
+            _ = rename(partial.path, output.path)
+            throw error
+        }
     }
 
     /// Removes the partial file and the resume data (after a finished download, or a stop before

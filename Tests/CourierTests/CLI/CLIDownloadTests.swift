@@ -291,6 +291,20 @@ struct CLIDownloadTests {
         #expect(try Self.size(unchecked) == 300_000)
     }
 
+    @Test func aForeignFileBesideAPartialWithoutResumeDataIsLeftAlone() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("two.bin")
+        let partial = URL(fileURLWithPath: file.path + ".part")
+        try Data(repeating: 1, count: 1000).write(to: file)
+        try Data(repeating: 2, count: 2000).write(to: partial)
+        let outcome = try await ChildProcess.run("courier", ["download", try await Self.url("/download/5000?seed=24"), "-o", file.path, "--continue"])
+        #expect(outcome.status == 2, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("both \(file.path) and \(partial.path) exist"), "\(outcome.standardError)")
+        #expect(try Data(contentsOf: file) == Data(repeating: 1, count: 1000))
+        #expect(try Data(contentsOf: partial) == Data(repeating: 2, count: 2000))
+    }
+
     @Test func aTakenOverFileStopsAndContinuesLikeCouriersOwn() async throws {
         let folder = try Self.directory()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -133,6 +133,11 @@ struct ResumptionTests {
             url: URL(string: "http://h/")!, statusCode: 206, httpVersion: nil, headerFields: ["Content-Range": "bytes 20-99/100"]
         ))
         #expect(elsewhere.outcome(of: response) == .mismatch)
+        // Nor is a range whose end is unknown (`/*`): unproven bytes need the total to be proven complete.
+        let openEnded = try #require(HTTPURLResponse(
+            url: URL(string: "http://h/")!, statusCode: 206, httpVersion: nil, headerFields: ["Content-Range": "bytes 10-99/*"]
+        ))
+        #expect(elsewhere.outcome(of: openEnded) == .mismatch)
         // With a validator the flag changes nothing: the strong comparison decides.
         let validated = DownloadResumption(offset: 20, entityTag: "\"a\"", continuesWithoutValidator: true)
         #expect(validated.outcome(of: response) == .mismatch, "the 206 has no ETag")

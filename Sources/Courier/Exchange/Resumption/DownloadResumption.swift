@@ -29,7 +29,7 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
     public var completeLength: Int64?
     /// Whether, without a validator, the kept bytes are continued anyway: taken to be the first ``offset`` bytes of
     /// what the server sends now, which nothing proves. A `206` must still start at ``offset`` and run to the end
-    /// of the representation. Default `false` (without a validator the download starts over). Ignored when a
+    /// of the representation, whose length its `Content-Range` must state. Default `false` (without a validator the download starts over). Ignored when a
     /// validator exists.
     public var continuesWithoutValidator: Bool
 
@@ -150,7 +150,8 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
         }
         let declared = response.expectedContentLength
         guard declared < 0 || declared == length else { return nil }
-        if validator == nil, continuesWithoutValidator { return range }
+        // Unproven bytes are continued only by a range that says where the representation ends.
+        if validator == nil, continuesWithoutValidator { return range.total == nil ? nil : range }
         return hasSameStrongValidator(as: response) ? range : nil
     }
 
