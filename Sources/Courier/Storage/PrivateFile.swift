@@ -5,18 +5,19 @@ import Glibc
 import Darwin
 #endif
 
-/// Files only their owner can read, replaced atomically: the cookie jar's file and the HTTP cache's entries.
+/// Files only their owner can read, replaced atomically: the cookie jar's file, the HTTP cache's entries, and the
+/// command line's session, resume and batch files (`package`: shared with the `courier` target, not public).
 ///
 /// The new content goes to a new file beside the old one (`.tmp-<UUID>`, created with mode 0600, so it is never
 /// readable by others, not even for a moment), which is then renamed over the old one: a reader sees the old file
 /// or the new one whole.
-enum PrivateFile {
+package enum PrivateFile {
     /// The prefix of the temporary files (a directory listing skips them).
     static let temporaryPrefix = ".tmp-"
 
     /// Replaces `url` with `data`.
     /// - Throws: A message with the system's reason when the file cannot be written.
-    static func replace(_ url: URL, with data: Data) throws(Failure) {
+    package static func replace(_ url: URL, with data: Data) throws(Failure) {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(temporaryPrefix + UUID().uuidString).path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else { throw Failure(reason: String(cString: strerror(errno))) }
@@ -42,8 +43,8 @@ enum PrivateFile {
     }
 
     /// Why a file could not be written.
-    struct Failure: Error {
-        let reason: String
+    package struct Failure: Error {
+        package let reason: String
     }
 
     /// `write(2)`.

@@ -56,9 +56,7 @@ struct BatchResumeFile {
         }
         guard let resumption = archive.resumption, resumption.canResume else { return nil }
         archive.request.headers = [:]
-        guard let data = try? JSONEncoder().encode(archive),
-              FileManager.default.createFile(atPath: file.path, contents: data, attributes: [.posixPermissions: 0o600])
-        else { return nil }
+        guard let data = try? JSONEncoder().encode(archive), (try? PrivateFile.replace(file, with: data)) != nil else { return nil }
         return resumption.offset
     }
 

@@ -52,13 +52,10 @@ struct DownloadFiles {
     private func write(_ resume: DownloadResumeData) throws {
         var resume = resume
         resume.headers = [:]
-        let data = try resume.encoded()
-        let temporary = URL(fileURLWithPath: resumeData.path + ".new")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw CLIFailure.usage("cannot write \(resumeData.path)")
-        }
-        guard rename(temporary.path, resumeData.path) == 0 else {
-            throw CLIFailure.usage("cannot write \(resumeData.path): \(String(cString: strerror(errno)))")
+        do {
+            try PrivateFile.replace(resumeData, with: try resume.encoded())
+        } catch let failure as PrivateFile.Failure {
+            throw CLIFailure.usage("cannot write \(resumeData.path): \(failure.reason)")
         }
     }
 

@@ -95,13 +95,10 @@ struct SessionFile {
         do {
             let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            let staging = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString)")
-            try Self.createPrivateFile(staging, contents: data)
-            // rename(2) replaces the file at once: a reader sees the old session or the new one.
-            guard rename(staging.path, url.path) == 0 else {
-                try? FileManager.default.removeItem(at: staging)
-                throw CocoaError(.fileWriteUnknown)
-            }
+            // Replaced at once: a reader sees the old session or the new one.
+            try PrivateFile.replace(url, with: data)
+        } catch let failure as PrivateFile.Failure {
+            throw CLIFailure.usage("--session: cannot write \(url.path): \(failure.reason)")
         } catch {
             throw CLIFailure.usage("--session: cannot write \(url.path): \(error.localizedDescription)")
         }
@@ -114,22 +111,11 @@ struct SessionFile {
         defer { try? FileManager.default.removeItem(at: file) }
         if let data {
             do {
-                try createPrivateFile(file, contents: data)
+                try PrivateFile.replace(file, with: data)
             } catch {
                 throw CLIFailure.usage("--session: cannot stage the session's cookies")
             }
         }
         return try body(file)
-    }
-
-    /// Creates `url` with mode 0600 from the start (never readable by others, not even for a moment) and writes
-    /// `contents` into it.
-    private static func createPrivateFile(_ url: URL, contents: Data) throws {
-        let descriptor = open(url.path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission) }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        try handle.write(contentsOf: contents)
-        try handle.synchronize()
-        try handle.close()
     }
 }
