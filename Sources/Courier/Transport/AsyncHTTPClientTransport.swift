@@ -48,7 +48,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// Sends one request (see ``HTTPTransport/send(_:)``).
     ///
     /// The URL is checked first (`RequestURLCheck`): a URL the engine cannot use fails with `URLError(.badURL)` (or
-    /// `.unsupportedURL` for another scheme) before anything is sent. An idempotent request whose body can be sent
+    /// `.unsupportedURL` for another scheme) before anything is sent, and so are the header fields: a name that is not
+    /// a token, a value with CR, LF, NUL or another control character, or a section over 64 KiB fails with
+    /// ``RequestHeaderError``. An idempotent request whose body can be sent
     /// again is retried once on a new connection when a reused HTTP/1.1 connection was closed before any byte of its
     /// response arrived (``TransportResponse/staleConnectionRetries`` counts it).
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
@@ -62,6 +64,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             throw error.urlError(for: url)
         }
+        try RequestHeaderCheck.check(request.headers)
         do {
             return try await attempt(request, target: target, staleConnectionRetries: 0)
         } catch let stale as StaleConnectionError {

@@ -15,6 +15,12 @@ public final class CookieJar: Sendable {
         let path: String
     }
 
+    /// The most cookies the jar keeps for one domain: 180, as Chromium does (RFC 6265 §6.1 asks for at least 50).
+    /// The oldest go first when a new one would exceed it.
+    public static let maximumCookiesPerDomain = 180
+    /// The most cookies the jar keeps in all: 3000 (RFC 6265 §6.1's minimum). The oldest go first.
+    public static let maximumCookies = 3000
+
     /// Creates an empty jar.
     public init() {}
 
@@ -43,12 +49,35 @@ public final class CookieJar: Sendable {
                     jar[key] = stored
                 }
             }
+            Self.evictBeyondLimits(&jar, domains: Set(parsed.map(\.domain)), now: now)
         }
     }
 
-    /// Stores one cookie as is.
+    /// Stores one cookie as is (within the jar's limits, which may evict older cookies).
     public func store(_ cookie: Cookie) {
-        cookies.withLock { $0[CookieKey(name: cookie.name, domain: cookie.domain, path: cookie.path)] = cookie }
+        cookies.withLock { jar in
+            jar[CookieKey(name: cookie.name, domain: cookie.domain, path: cookie.path)] = cookie
+            Self.evictBeyondLimits(&jar, domains: [cookie.domain], now: Date())
+        }
+    }
+
+    /// Keeps the jar within ``maximumCookiesPerDomain`` for each of `domains` (the ones just stored to) and within
+    /// ``maximumCookies``: expired cookies go first, then the oldest (RFC 6265 §5.3 step 12's eviction).
+    private static func evictBeyondLimits(_ jar: inout [CookieKey: Cookie], domains: Set<String>, now: Date) {
+        func evictOldest(_ keys: [CookieKey], keeping limit: Int) {
+            guard keys.count > limit else { return }
+            let oldestFirst = keys.sorted { jar[$0]?.createdAt ?? .distantPast < jar[$1]?.createdAt ?? .distantPast }
+            for key in oldestFirst.prefix(keys.count - limit) { jar[key] = nil }
+        }
+        for domain in domains {
+            let keys = jar.keys.filter { $0.domain == domain }
+            guard keys.count > maximumCookiesPerDomain else { continue }
+            for key in keys where jar[key]?.isExpired(at: now) == true { jar[key] = nil }
+            evictOldest(jar.keys.filter { $0.domain == domain }, keeping: maximumCookiesPerDomain)
+        }
+        guard jar.count > maximumCookies else { return }
+        jar = jar.filter { !$0.value.isExpired(at: now) }
+        evictOldest(Array(jar.keys), keeping: maximumCookies)
     }
 
     /// The cookies to send to `url`, longest path first (RFC 6265 §5.4).

@@ -2,15 +2,22 @@ import Foundation
 
 /// Parses `Set-Cookie` header values (RFC 6265 §5.2) into ``Cookie`` values.
 enum SetCookieParser {
+    /// The longest name and value together that a cookie may have: RFC 6265 §6.1's minimum, which browsers also
+    /// keep to as a maximum. Longer cookies are ignored.
+    static let maximumNameAndValueBytes = 4096
+
     /// The cookie a `Set-Cookie` value sets for a response to `url`, or `nil` when the value is
-    /// malformed or the server may not set it (a `Domain` the host does not belong to).
-    static func cookie(from header: String, for url: URL, now: Date = Date()) -> Cookie? {
+    /// malformed or the server may not set it (a `Domain` the host does not belong to, or that is a public suffix
+    /// other than the host itself, per `suffixes`), or it is longer than ``maximumNameAndValueBytes``.
+    static func cookie(
+        from header: String, for url: URL, now: Date = Date(), suffixes: PublicSuffixList = .system
+    ) -> Cookie? {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return nil }
         var parts = header.split(separator: ";", omittingEmptySubsequences: false)[...]
         guard let pair = parts.popFirst(), let equals = pair.firstIndex(of: "=") else { return nil }
         let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
         let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-        guard !name.isEmpty else { return nil }
+        guard !name.isEmpty, name.utf8.count + value.utf8.count <= maximumNameAndValueBytes else { return nil }
 
         var cookie = Cookie(name: name, value: value, domain: host, path: CookieRules.defaultPath(for: url), createdAt: now)
         var maxAgeExpiry: Date?
@@ -28,6 +35,11 @@ enum SetCookieParser {
                 if domain.hasPrefix(".") { domain.removeFirst() }
                 guard !domain.isEmpty else { continue }
                 guard CookieRules.domain(host, matches: domain) else { return nil }
+                if suffixes.isPublicSuffix(domain) {
+                    // §5.3 step 5: a public suffix is accepted only as the host itself, and then for that host alone.
+                    guard domain == host else { return nil }
+                    continue
+                }
                 cookie.domain = domain
                 cookie.isHostOnly = false
             case "path":

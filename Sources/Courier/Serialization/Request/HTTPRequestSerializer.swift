@@ -156,7 +156,12 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
     /// Other methods always get a form body, as AFNetworking's serializer gives them: with `nil`
     /// parameters it is empty (`Data()`, a valid `application/x-www-form-urlencoded` payload), and
     /// `Content-Type: application/x-www-form-urlencoded` is set unless the request has one.
+    ///
+    /// - Throws: ``RequestHeaderError`` when a default header set with ``setValue(_:forHTTPHeaderField:)`` has a name
+    ///   that is not a token or a value with a control character (`URLRequest` would drop such a value without a
+    ///   word on Linux, and the request would go out without it); any error of the parameter serialization.
     open func request(bySerializing request: URLRequest, withParameters parameters: Any?) throws -> URLRequest {
+        try RequestHeaderCheck.check(httpRequestHeaders.map { (name: $0.key, value: $0.value) })
         var request = applyingDefaultHeaders(to: request)
         let inURI = encodesParametersInURI(request)
         if parameters == nil, inURI { return request }
