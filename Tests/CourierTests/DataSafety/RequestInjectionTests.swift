@@ -67,7 +67,7 @@ struct RequestInjectionTests {
         let secure = try await TestServer.start(tls: true)
         let plain = try await Fixtures.plainServer.value
         let ca = try #require(secure.certificateAuthorityDER)
-        var transportConfiguration = AsyncHTTPClientTransport.Configuration()
+        let transportConfiguration = AsyncHTTPClientTransport.Configuration()
         transportConfiguration.securityPolicy.trustedRootCertificates = [ca]
         let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
         defer { Task { try? await transport.shutdown(); try? await secure.shutdown() } }
