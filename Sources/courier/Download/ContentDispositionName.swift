@@ -19,13 +19,14 @@ enum ContentDispositionName {
     static func sanitized(_ name: String) -> String? {
         let last = name.replacingOccurrences(of: "\\", with: "/").split(separator: "/").last.map(String.init) ?? ""
         var cleaned = String(String.UnicodeScalarView(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
+        // Cut first, so that the trimming below also takes white space the cut leaves at the end.
+        while cleaned.utf8.count > 255 { cleaned.removeLast() }
         // Dots and white space are stripped in turn until neither leads: ". .." must not become "..".
         while true {
             let trimmed = String(cleaned.trimmingCharacters(in: .whitespaces).drop { $0 == "." })
             if trimmed == cleaned { break }
             cleaned = trimmed
         }
-        while cleaned.utf8.count > 255 { cleaned.removeLast() }
         return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? nil : cleaned
     }
 
