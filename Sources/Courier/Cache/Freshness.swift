@@ -43,7 +43,7 @@ enum Freshness {
     static func isFresh(_ entry: CachedEntry, for request: CacheControl, now: Date) -> Bool {
         let control = entry.cacheControl
         if control.noCache || request.noCache { return false }
-        // The Date header is parsed once for both (a parse makes DateFormatters).
+        // The Date header is parsed once for both.
         let date = date(of: entry)
         let lifetime = lifetime(of: entry, date: date)
         let age = age(of: entry, now: now, date: date)

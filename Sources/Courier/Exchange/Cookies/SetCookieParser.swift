@@ -67,25 +67,3 @@ enum SetCookieParser {
         )
     }
 }
-
-/// Parses the date formats HTTP servers use in `Expires` (RFC 1123, RFC 850, asctime).
-enum HTTPDate {
-    private static let formats = [
-        "EEE, dd MMM yyyy HH:mm:ss zzz",
-        "EEE, dd-MMM-yyyy HH:mm:ss zzz",
-        "EEEE, dd-MMM-yy HH:mm:ss zzz",
-        "EEE MMM d HH:mm:ss yyyy",
-    ]
-
-    /// The date, or `nil` when no known format matches.
-    static func parse(_ text: String) -> Date? {
-        for format in formats {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "GMT")
-            formatter.dateFormat = format
-            if let date = formatter.date(from: text) { return date }
-        }
-        return nil
-    }
-}
