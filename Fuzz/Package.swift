@@ -16,6 +16,9 @@ let package = Package(
         .executableTarget(name: "FuzzMediaType", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzImageHeader", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzCharsetDecoding", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "FuzzSetCookie", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "FuzzRequestHeader", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "FuzzContentDisposition", dependencies: ["FuzzDriver"]),
         .executableTarget(
             name: "FuzzRequestURL",
             dependencies: ["FuzzDriver", .product(name: "AsyncHTTPClient", package: "async-http-client")]

@@ -1,0 +1,1 @@
+../../../Sources/courier/Download/ContentDispositionName.swift
