@@ -4,7 +4,7 @@ import Foundation
 ///
 /// A line break in a field value would end the field there and let the rest travel as fields of its own, or as a
 /// second request on the same connection (header injection, request splitting and smuggling); a NUL is cut short or
-/// read differently by different servers. Every transport request passes ``RequestHeaderCheck`` first.
+/// read differently by different servers. Every transport request is checked first, before any connection is made.
 public enum RequestHeaderError: Error, Equatable, Sendable, LocalizedError, CustomStringConvertible {
     /// A field name that is not an HTTP token (RFC 9110 §5.1): empty, or with a space, colon, control character or
     /// other separator.
@@ -12,7 +12,7 @@ public enum RequestHeaderError: Error, Equatable, Sendable, LocalizedError, Cust
     /// A field value with a control character other than horizontal tab (CR, LF and NUL among them), RFC 9110 §5.5.
     /// `character` is the first such byte.
     case invalidFieldValue(name: String, character: UInt8)
-    /// The header section is longer than ``RequestHeaderCheck/maximumSectionBytes``.
+    /// The header section is longer than 64 KiB.
     case sectionTooLarge(bytes: Int, limit: Int)
 
     /// One sentence naming the field and the problem (never the value: it may hold a credential).
