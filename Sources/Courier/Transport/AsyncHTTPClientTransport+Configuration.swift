@@ -113,6 +113,10 @@ extension AsyncHTTPClientTransport {
             configuration.tlsConfiguration = tls
             configuration.redirectConfiguration = .disallow
             configuration.decompression = .disabled
+            // Courier records its own client span per attempt under the request's logical span (ExchangeTrace). The
+            // engine would start another from the bootstrapped tracer on its event loop, outside the caller's
+            // context: a root span of a trace of its own for every request.
+            configuration.tracing.tracer = nil
             configuration.timeout = .init(connect: .init(clampedSeconds: connectTimeout), read: nil)
             configuration.connectionPool = .init(
                 idleTimeout: .init(clampedSeconds: idleConnectionTimeout),

@@ -41,9 +41,13 @@ struct W3CInMemoryTracer: Tracer {
 
 /// The tracer the tests bootstrap into `InstrumentationSystem` (once per process): it hands spans to the
 /// ``W3CInMemoryTracer`` a test made current with ``withTracer(_:_:)`` and, for every other test running in the
-/// process, makes throwaway spans and injects nothing, so their requests are unchanged.
+/// process (and for code that starts spans outside any task, as an event loop would), records them in ``unrouted``
+/// and injects nothing, so their requests are unchanged.
 struct TaskRoutedTracer: Tracer {
     @TaskLocal static var current: W3CInMemoryTracer?
+
+    /// Spans started while no test's tracer was current.
+    static let unrouted = InMemoryTracer()
 
     /// Bootstraps the process's tracer the first time it is used.
     static let bootstrapped: Void = InstrumentationSystem.bootstrap(TaskRoutedTracer())
@@ -57,7 +61,7 @@ struct TaskRoutedTracer: Tracer {
         _ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind,
         at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
     ) -> InMemorySpan {
-        (Self.current?.recorder ?? InMemoryTracer())
+        (Self.current?.recorder ?? Self.unrouted)
             .startSpan(operationName, context: context(), ofKind: kind, at: instant(), function: function, file: fileID, line: line)
     }
 

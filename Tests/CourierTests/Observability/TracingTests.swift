@@ -148,6 +148,29 @@ struct TracingTests {
         #expect(parts[1].count == 32 && parts[2].count == 16)
     }
 
+    /// AsyncHTTPClient starts a span of its own from the bootstrapped tracer unless told not to, on its event loop
+    /// where no caller's context is: a second client span per request, alone in a trace of its own.
+    @Test func theEngineStartsNoSpanOfItsOwn() async throws {
+        TaskRoutedTracer.bootstrapped
+        let tracer = W3CInMemoryTracer()
+        let session = Self.session(nil)
+        defer { session.invalidateSessionCancelingTasks(true) }
+        let probe = UUID().uuidString
+        _ = try await TaskRoutedTracer.withTracer(tracer) {
+            try await session.data(for: URLRequest(url: try Self.httpbin("/get?probe=\(probe)")))
+        }
+        let (_, attempts) = try Self.logicalSpan(in: tracer)
+        #expect(attempts.count == 1)
+        // The engine's span is open until its request ends on the event loop, so open spans count too.
+        let unrouted = TaskRoutedTracer.unrouted
+        let strays = unrouted.finishedSpans.map(\.attributes) + unrouted.activeSpans.map(\.attributes)
+        let mentioningTheProbe = strays.filter { attributes in
+            attributes.get("url.query") == .string("probe=\(probe)")
+                || attributes.get("url.full").map { "\($0)".contains(probe) } == true
+        }
+        #expect(mentioningTheProbe.isEmpty, "\(mentioningTheProbe)")
+    }
+
     @Test func withoutATracerNothingIsInjected() async throws {
         let session = Self.session(nil)
         defer { session.invalidateSessionCancelingTasks(true) }
