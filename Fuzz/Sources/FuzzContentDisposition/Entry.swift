@@ -11,6 +11,6 @@ public func fuzzOne(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     precondition(!name.hasPrefix("."), "a hidden name")
     precondition(!name.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "a control character")
     precondition(name.utf8.count <= 255, "longer than 255 bytes")
-    precondition(ContentDispositionName.sanitized(name) == name, "not stable when sanitised again")
+    precondition(SafeFileName.sanitized(name) == name, "not stable when sanitised again")
     return 0
 }

@@ -8,8 +8,8 @@ struct BatchFile: Equatable {
         /// The 1-based line it came from.
         let line: Int
         let url: URL
-        /// Where the body goes: the line's output, or the URL's last path component ("index.html"
-        /// when it has none), relative to the output directory unless absolute.
+        /// Where the body goes: the line's output, or the URL's last path segment made safe (``SafeFileName``),
+        /// relative to the output directory unless absolute.
         let output: URL
     }
 
@@ -43,8 +43,7 @@ struct BatchFile: Equatable {
                   url.host != nil, !fields[0].contains(" ") else {
                 throw Malformed(line: number, reason: "not an http or https URL: \(fields[0])")
             }
-            var name = url.lastPathComponent
-            if name.isEmpty || name == "/" { name = "index.html" }
+            var name = SafeFileName.forURL(url)
             if fields.count == 2 {
                 guard !fields[1].isEmpty else { throw Malformed(line: number, reason: "empty output after the tab") }
                 name = fields[1]

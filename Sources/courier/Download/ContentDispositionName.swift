@@ -3,31 +3,14 @@ import Foundation
 /// The file name a `Content-Disposition` header proposes, made safe to create in the current directory.
 ///
 /// Hand-written: no maintained Swift package parses this header (it is not an RFC 8941 structured field). RFC 6266
-/// with RFC 8187's `filename*` (preferred when present), and what browsers do with a hostile name: only its last path
-/// component is kept (`/` and `\` both count), control characters go, leading dots go (no hidden files, no `..`), and
-/// it is cut to 255 bytes.
+/// with RFC 8187's `filename*` (preferred when present); the name is then made safe by ``SafeFileName``.
 enum ContentDispositionName {
     /// The safe name in `header`, or `nil` when it has none that can be used.
     static func filename(in header: String?) -> String? {
         guard let header else { return nil }
         let parameters = Self.parameters(of: header)
         let proposed = parameters["filename*"].flatMap(Self.decodeExtended) ?? parameters["filename"]
-        return proposed.flatMap(sanitized)
-    }
-
-    /// `name` reduced to a plain file name, or `nil` when nothing usable is left.
-    static func sanitized(_ name: String) -> String? {
-        let last = name.replacingOccurrences(of: "\\", with: "/").split(separator: "/").last.map(String.init) ?? ""
-        var cleaned = String(String.UnicodeScalarView(last.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }))
-        // Cut first, so that the trimming below also takes white space the cut leaves at the end.
-        while cleaned.utf8.count > 255 { cleaned.removeLast() }
-        // Dots and white space are stripped in turn until neither leads: ". .." must not become "..".
-        while true {
-            let trimmed = String(cleaned.trimmingCharacters(in: .whitespaces).drop { $0 == "." })
-            if trimmed == cleaned { break }
-            cleaned = trimmed
-        }
-        return cleaned.isEmpty || cleaned == "." || cleaned == ".." ? nil : cleaned
+        return proposed.flatMap(SafeFileName.sanitized)
     }
 
     /// The header's parameters by lower-cased name (values unquoted), after the disposition type.

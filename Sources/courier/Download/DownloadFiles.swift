@@ -18,16 +18,10 @@ struct DownloadFiles {
     /// The resume data of an interrupted download.
     let resumeData: URL
 
-    /// The files for `output`, or when `nil` for the last path component of `url` in the current
-    /// directory ("index.html" when the URL has none).
+    /// The files for `output`, or when `nil` for the last path segment of `url` made safe (``SafeFileName``) in the
+    /// current directory.
     init(output: String?, url: URL) {
-        let path: String
-        if let output, !output.isEmpty {
-            path = output
-        } else {
-            let last = url.lastPathComponent
-            path = last.isEmpty || last == "/" ? "index.html" : last
-        }
+        let path = output.flatMap { $0.isEmpty ? nil : $0 } ?? SafeFileName.forURL(url)
         self.output = URL(fileURLWithPath: path).standardizedFileURL
         partial = URL(fileURLWithPath: self.output.path + ".part")
         resumeData = URL(fileURLWithPath: self.output.path + ".courier-resume")

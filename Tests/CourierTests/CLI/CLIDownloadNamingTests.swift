@@ -36,6 +36,25 @@ struct ContentDispositionNameTests {
     }
 }
 
+struct SafeFileNameTests {
+    @Test(arguments: [
+        ("http://h/files/report.csv", "report.csv"),
+        ("http://h/x/..%2F..%2Fetc%2Fpasswd", "passwd"),
+        ("http://h/x/..%5C..%5Cevil.dll", "evil.dll"),
+        ("http://h/%2E%2E", "index.html"),
+        ("http://h/..", "index.html"),
+        ("http://h/", "index.html"),
+        ("http://h", "index.html"),
+        ("http://h/dir/", "dir"),
+        ("http://h/.bashrc", "bashrc"),
+        ("http://h/a%20b.txt?x=1", "a b.txt"),
+        ("http://h/%0Aline%00.txt", "line.txt"),
+    ])
+    func theURLsNameIsMadeSafe(url: String, expected: String) throws {
+        #expect(SafeFileName.forURL(try #require(URL(string: url))) == expected)
+    }
+}
+
 @Suite(
     "courier download naming (httpbin)",
     .enabled(ExternalServers.httpbin.skipMessage) { await HTTPBinServer.isRunning() }
@@ -62,6 +81,20 @@ struct CLIDownloadNamingTests {
         #expect(outcome.standardOutput.contains("saved \(folder.appendingPathComponent("courier-x").path)"), "\(outcome.standardOutput)")
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("courier-x").path))
         #expect(!FileManager.default.fileExists(atPath: folder.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("etc/courier-x").path))
+    }
+
+    /// The URL's own last segment is a name the server chose too: `..%2F` in it must not lead out of the directory.
+    @Test func aHostileURLNameStaysInTheCurrentDirectory() async throws {
+        let parent = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: parent) }
+        let folder = parent.appendingPathComponent("a/b")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let name = "courier-escape-\(UUID().uuidString)"
+        let url = try CLIPipeTests.url("/anything/..%2F..%2F\(name)")
+        let outcome = try await ChildProcess.run("courier", ["download", url], currentDirectory: folder)
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path), "\(outcome.standardOutput)")
+        #expect(!FileManager.default.fileExists(atPath: parent.appendingPathComponent(name).path), "written two directories up")
     }
 
     @Test func aDirectoryOfTheServersNameIsNeverReplaced() async throws {
