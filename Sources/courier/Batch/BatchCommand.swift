@@ -99,7 +99,7 @@ struct BatchRun {
     /// The transport of the command's TLS, proxy and HTTP-version options.
     let transport: any HTTPTransport
     /// `-u`: each operation answers challenges from its own request's origin with it.
-    let credential: URLCredential?
+    let credential: ChallengeCredential?
 
     /// Runs every download and returns the results in file order, and the stop signal (SIGINT or
     /// SIGTERM) that cancelled the rest, if one came.
@@ -202,7 +202,12 @@ struct BatchRun {
             }
             operation.outputFileURL = entry.output
             operation.transport = transport
-            operation.credential = credential
+            if let credential {
+                let url = entry.url
+                operation.setWillSendRequestForAuthenticationChallengeBlock { challenge in
+                    credential.answer(challenge, originalURL: url)
+                }
+            }
             operation.setDownloadProgressBlock { read, _, _ in
                 let now = bytes.add(Int64(read), ordering: .relaxed).newValue
                 display.update(completed: now, total: nil, prefix: prefix())

@@ -28,7 +28,7 @@ struct DownloadTransfer {
     /// The transport of the command's TLS, proxy and HTTP-version options; shut down by the caller.
     var transport: (any HTTPTransport)?
     /// `-u`, for challenges from the download's own origin.
-    var credential: URLCredential?
+    var credential: ChallengeCredential?
 
     /// Runs the download: `resume` continues an interrupted one, otherwise `request` starts afresh.
     func run(request: URLRequest, resume: DownloadResumeData?) async throws -> Outcome {
@@ -39,7 +39,7 @@ struct DownloadTransfer {
         manager.completionQueue = DispatchQueue(label: "courier.download.completion")
         if let credential {
             manager.setTaskDidReceiveAuthenticationChallengeBlock { _, task, challenge in
-                CommonRequestOptions.answer(challenge, for: task, with: credential)
+                credential.answer(challenge, originalURL: task.originalRequest?.url)
             }
         }
         defer { manager.invalidateSessionCancelingTasks(true) }

@@ -56,27 +56,13 @@ struct CommonRequestOptions: ParsableArguments {
         return configuration
     }
 
-    /// The credential that answers challenges from the request's own origin, or `nil` (none given, or one the
-    /// request carries itself: `--auth-type basic` or `bearer`).
-    func challengeCredential() throws -> URLCredential? {
+    /// The credential that answers challenges from the request's own origin (only Digest ones with
+    /// `--auth-type digest`), or `nil` (none given, or one the request carries itself: `--auth-type basic` or `bearer`).
+    func challengeCredential() throws -> ChallengeCredential? {
         guard let user, authType == nil || authType == .digest else { return nil }
-        return try CredentialOption.credential(parsing: user)
-    }
-
-    /// The answer of a session's challenge block: `credential` for a Basic or Digest challenge from the origin of
-    /// the task's own request, the first time; nothing for any other origin (a redirect target) or a trust challenge.
-    static func answer(
-        _ challenge: AuthenticationChallenge, for task: SessionTask, with credential: URLCredential
-    ) -> AuthenticationDisposition {
-        guard challenge.serverTrust == nil, challenge.previousFailureCount == 0, let url = task.originalRequest?.url,
-              let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased()
-        else { return .performDefaultHandling }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        let space = challenge.protectionSpace
-        guard space.scheme.lowercased() == scheme, space.host.lowercased() == host, space.port == port else {
-            return .performDefaultHandling
-        }
-        return .useCredential(credential)
+        return ChallengeCredential(
+            credential: try CredentialOption.credential(parsing: user), onlyScheme: authType == .digest ? "digest" : nil
+        )
     }
 
     /// Adds `-H`, `--bearer` and the `Authorization` of `--auth-type basic|bearer` to `request`.

@@ -37,7 +37,7 @@ struct RequestRunner {
 
         if options.printCurl {
             var curl = CURLCommandOptions()
-            curl.credential = credential
+            curl.credential = credential?.credential
             curl.followsRedirects = options.follow
             curl.maximumRedirects = options.follow ? options.maxRedirects : nil
             curl.outputFile = output
@@ -64,7 +64,9 @@ struct RequestRunner {
         configuration.cookieJar = jar
         configuration.followsRedirects = options.follow
         configuration.maximumRedirects = options.maxRedirects
-        configuration.credential = credential
+        if let credential {
+            configuration.challengeHandler = { challenge in credential.answer(challenge, originalURL: request.url) }
+        }
         if options.retry > 0 {
             // The command's own budget would only limit retries across requests; one request gets all it asks for.
             configuration.interceptors = [RetryPolicy(retryLimit: options.retry, budget: nil)]

@@ -67,6 +67,29 @@ struct CLISessionTests {
         #expect(try CLIRequestTests.json(bearer)["token"] as? String == "tok-1")
     }
 
+    /// `--auth-type digest` answers Digest challenges only: a Basic challenge gets no answer (the password would go
+    /// out merely Base64-encoded), in requests, downloads and batches alike.
+    @Test func authTypeDigestNeverAnswersABasicChallenge() async throws {
+        let basic = try await Self.courier(["get", "--check-status", "-p", "h", "--auth-type", "digest", "-u", "ann:pa55", try Self.url("/basic-auth/ann/pa55")])
+        #expect(basic.status == 3, "\(basic.standardError)")
+        #expect(basic.standardOutput.hasPrefix("HTTP/1.1 401"), "\(basic.standardOutput)")
+        let digest = try await Self.courier(["get", "--check-status", "-p", "h", "--auth-type", "digest", "-u", "ann:pa55", try Self.url("/digest-auth/auth/ann/pa55")])
+        #expect(digest.status == 0, "\(digest.standardError)")
+        #expect(digest.standardOutput.hasPrefix("HTTP/1.1 200"), "\(digest.standardOutput)")
+
+        let folder = try Fixtures.temporaryDirectory("digest-only")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("basic.json").path
+        let download = try await Self.courier(["download", "--auth-type", "digest", "-u", "ann:pa55", "-o", output, try Self.url("/basic-auth/ann/pa55")])
+        #expect(download.status == 3, "\(download.standardError)")
+        let list = folder.appendingPathComponent("list.txt")
+        try Data("\(try Self.url("/basic-auth/ann/pa55"))\tbasic.json\n\(try Self.url("/digest-auth/auth/ann/pa55"))\tdigest.json\n".utf8).write(to: list)
+        let batch = try await Self.courier(["batch", list.path, "--output-dir", folder.path, "--auth-type", "digest", "-u", "ann:pa55"])
+        #expect(batch.status != 0, "\(batch.standardOutput)")
+        #expect(batch.standardOutput.contains("HTTP 401"), "\(batch.standardOutput)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("digest.json").path), "\(batch.standardOutput)")
+    }
+
     @Test func withoutAPasswordAndWithoutATerminalTheUserIsToldWhatToWrite() async throws {
         let outcome = try await Self.courier(["get", "-u", "ann", try Self.url("/basic-auth/ann/x")])
         #expect(outcome.status == 2)
