@@ -166,6 +166,14 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             _ = connections.finish(ticket)
             stale.bodyBytesReported = bodyBytesSent.load(ordering: .relaxed)
             throw stale
+        } catch let closed as ChannelError where closed == .ioOnClosedChannel && !clients.isShutDown {
+            // The engine handed the request a pooled connection whose close (the server's, just after its last
+            // answer) it had not yet seen: the write failed, so the request did not reach the server. The guard
+            // cannot see this one (the connection was idle when it closed): it is stale all the same.
+            _ = connections.finish(ticket)
+            var stale = StaleConnectionError(underlying: closed)
+            stale.bodyBytesReported = bodyBytesSent.load(ordering: .relaxed)
+            throw stale
         } catch {
             _ = connections.finish(ticket)
             // A request racing ``shutdown()`` can meet a connection the shutdown is closing; it was cancelled by it.
