@@ -11,12 +11,12 @@ import FoundationNetworking
 /// resume data and `courier download --continue`. The process must never trap, nothing delivered as a success may
 /// differ from the resource's bytes, and the credential must never reach another origin.
 ///
-/// `COURIER_HOSTILE_RESPONSES` sets how many responses a run answers (default 2,000, about 20 s; `scripts/hostile-fuzz`
+/// `COURIER_HOSTILE_RESPONSES` sets how many responses a run answers (default 10,000, about 40 s; `scripts/hostile-fuzz`
 /// runs 100,000) and `COURIER_HOSTILE_SEED` the seed (default: random, printed, so a failure can be run again).
 @Suite("Hardening: a generated hostile server", .serialized)
 struct HostileServerFuzzTests {
     static var responseTarget: Int {
-        ProcessInfo.processInfo.environment["COURIER_HOSTILE_RESPONSES"].flatMap(Int.init) ?? 2_000
+        ProcessInfo.processInfo.environment["COURIER_HOSTILE_RESPONSES"].flatMap(Int.init) ?? 10_000
     }
 
     static var seed: UInt64 {
@@ -45,11 +45,14 @@ struct HostileServerFuzzTests {
         var generator = FaultGenerator(seed: seed, port: server.port)
         var outcomes: [String: Int] = [:]
         var cases = 0
+        var slowest: [(Duration, String)] = []
         let started = ContinuousClock.now
         while server.responses < target {
             let generated = generator.next(commandLineEvery: 40)
             server.register(generated)
+            let caseStarted = ContinuousClock.now
             let result = await driver.run(generated)
+            slowest = Array((slowest + [(ContinuousClock.now - caseStarted, "\(generated)")]).sorted { $0.0 > $1.0 }.prefix(5))
             server.forget(generated)
             cases += 1
             switch result {
@@ -64,6 +67,7 @@ struct HostileServerFuzzTests {
         let elapsed = ContinuousClock.now - started
         print("hostile-server fuzz: \(cases) cases, \(server.responses) responses in \(elapsed); " +
               outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print("hostile-server fuzz: slowest cases: " + slowest.map { "\($0.1.prefix(160)) in \($0.0)" }.joined(separator: "; "))
         // Every façade met the server, and each of them delivered some resources whole and failed on others.
         for client in [GeneratedCase.Client.session, .operation, .download] {
             #expect(outcomes["\(client.rawValue) delivered", default: 0] > 0, "\(client) never delivered: \(outcomes)")

@@ -166,6 +166,9 @@ final class HostileServer: Sendable {
                 }
                 guard var chunk = try await iterator.next() else { return }
                 reader.append(&chunk)
+                // A TLS ClientHello (a client sent to https:// on this plain port) is no request: close, as a server
+                // that answers garbage with 400 and closes would, instead of waiting for a head that never comes.
+                if reader.startsWithTLSHandshake { return }
             }
         }
     }
@@ -181,6 +184,9 @@ private struct RequestReader {
     }
 
     private var buffer: [UInt8] = []
+
+    /// Whether the connection's first byte opens a TLS handshake record.
+    var startsWithTLSHandshake: Bool { buffer.first == 0x16 }
 
     mutating func append(_ chunk: inout ByteBuffer) {
         buffer.append(contentsOf: chunk.readBytes(length: chunk.readableBytes) ?? [])
