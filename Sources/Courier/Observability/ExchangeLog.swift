@@ -38,7 +38,7 @@ struct ExchangeLog: Sendable {
             "courier.retry": "\(event.retryNumber)",
             "courier.retry_delay_ms": "\(Self.milliseconds(event.delay))",
             "http.response.status_code": "\(event.response.map { "\($0.statusCode)" } ?? "none")",
-            "error.message": "\(event.error)",
+            "error.message": "\(LogRedaction.loggable(event.error))",
         ])
     }
 
@@ -56,7 +56,7 @@ struct ExchangeLog: Sendable {
     func failed(_ error: any Error, duration: TimeInterval, retries: Int) {
         logger.debug(error is CancellationError || (error as? URLError)?.code == .cancelled ? "request cancelled" : "request failed", metadata: [
             "error.type": "\(ErrorType.name(of: error))",
-            "error.message": "\((error as? URLError)?.localizedDescription ?? "\(error)")",
+            "error.message": "\(LogRedaction.loggable(error))",
             "courier.duration_ms": "\(Self.milliseconds(duration))",
             "courier.retries": "\(retries)",
         ])

@@ -40,6 +40,15 @@ enum LogRedaction {
         return String(text[..<separator.upperBound]) + String(rest[rest.index(after: at)...])
     }
 
+    /// `error`'s message for a log event: a `URLError`'s description with its failing URL made ``loggable(_:)-(URL?)``
+    /// (Courier's descriptions end with the URL, credentials and query included), anything else as it describes itself.
+    static func loggable(_ error: any Error) -> String {
+        guard let urlError = error as? URLError else { return "\(error)" }
+        let message = urlError.localizedDescription
+        guard let url = urlError.failingURL else { return message }
+        return message.replacingOccurrences(of: url.absoluteString, with: loggable(url))
+    }
+
     /// `value`, or the mask for a secret header field.
     static func loggable(header name: String, value: String) -> String {
         secretHeaderNames.contains(name.lowercased()) ? mask : value

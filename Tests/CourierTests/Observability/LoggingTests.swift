@@ -139,6 +139,26 @@ struct LoggingTests {
         #expect(text.contains("REDACTED"))
     }
 
+    /// A failure's message names the URL: without its credentials and secret query values, also for each retry.
+    @Test func secretsNeverAppearInFailuresAndRetries() async throws {
+        let store = Store()
+        let session = Self.session(store) { $0.interceptors = [RetryPolicy(retryLimit: 1, exponentialBackoffScale: 0.01)] }
+        defer { session.invalidateSessionCancelingTasks(true) }
+        // A port nothing listens on: the connection is refused at once.
+        let closed = try await HostileServer.start { _, _ in .close }
+        let port = closed.port
+        await closed.stop()
+        let url = try #require(URL(string: "http://alice:pa55word-secret@127.0.0.1:\(port)/x?access_token=tok-secret&page=2"))
+        await #expect(throws: URLError.self) { try await session.data(for: URLRequest(url: url)) }
+        #expect(store.messages().contains("retrying request"), "\(store.messages())")
+        #expect(store.messages().contains("request failed"), "\(store.messages())")
+        let text = store.all.map(\.description).joined(separator: "\n")
+        for secret in ["pa55word-secret", "tok-secret"] {
+            #expect(!text.contains(secret), "\(secret) was logged: \(text)")
+        }
+        #expect(text.contains("127.0.0.1:\(port)/x?access_token=REDACTED&page=2"), "\(text)")
+    }
+
     @Test func aboveDebugNothingIsLoggedOrMade() async throws {
         let store = Store()
         let session = Self.session(store, level: .info)
