@@ -19,6 +19,9 @@ let package = Package(
         .executableTarget(name: "FuzzSetCookie", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzRequestHeader", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzContentDisposition", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "FuzzChallenge", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "FuzzResumeData", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "FuzzNetlink", dependencies: ["FuzzDriver"]),
         .executableTarget(
             name: "FuzzRequestURL",
             dependencies: ["FuzzDriver", .product(name: "AsyncHTTPClient", package: "async-http-client")]

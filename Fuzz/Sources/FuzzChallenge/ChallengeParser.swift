@@ -1,0 +1,1 @@
+../../../Sources/Courier/Exchange/Authentication/ChallengeParser.swift

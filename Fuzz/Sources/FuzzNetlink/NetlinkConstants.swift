@@ -1,0 +1,1 @@
+../../../Sources/Courier/Reachability/Linux/NetlinkConstants.swift

@@ -1,0 +1,1 @@
+../../../Sources/Courier/Sessions/DownloadResumeData.swift
