@@ -8,6 +8,7 @@ import Foundation
 ///
 /// A body can be iterated once.
 public struct ResponseBodyStream: AsyncSequence, Sendable {
+    /// A chunk of the body as it arrived.
     public typealias Element = Data
 
     private let makeBase: @Sendable () -> any AsyncIteratorProtocol<Data, any Error>

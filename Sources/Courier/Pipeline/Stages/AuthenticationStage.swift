@@ -39,6 +39,7 @@ public struct AuthenticationStage: ExchangeStage {
         let space: AuthenticationChallenge.ProtectionSpace
     }
 
+    /// Sends the request and answers each `401` challenge it can (see the type's discussion) by sending it again.
     public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         var sent = request
         var answer: Answer?

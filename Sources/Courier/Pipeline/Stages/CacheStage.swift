@@ -38,6 +38,7 @@ public struct CacheStage: ExchangeStage {
         self.willStore = willStore
     }
 
+    /// Answers from the cache, revalidates, or sends the request and stores the answer, as `cachePolicy` and RFC 9111 say.
     public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         let urlRequest = request.urlRequest
         let method = urlRequest.httpMethod?.uppercased() ?? "GET"

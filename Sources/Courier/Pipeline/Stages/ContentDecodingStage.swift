@@ -21,6 +21,7 @@ public struct ContentDecodingStage: ExchangeStage {
         self.decoding = decoding
     }
 
+    /// Adds `Accept-Encoding` where the request has none and decodes a `gzip` or `deflate` answer as it streams.
     public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         var request = request
         let isRange = request.urlRequest.value(forHTTPHeaderField: "Range") != nil

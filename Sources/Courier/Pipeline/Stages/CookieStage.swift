@@ -15,6 +15,7 @@ public struct CookieStage: ExchangeStage {
         self.jar = jar
     }
 
+    /// Adds the jar's cookies for the request's URL and stores the answer's `Set-Cookie` fields.
     public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         guard request.urlRequest.httpShouldHandleCookies, let url = request.urlRequest.url else {
             return try await next(request)

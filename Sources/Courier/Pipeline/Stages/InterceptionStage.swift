@@ -42,6 +42,7 @@ public struct InterceptionStage: ExchangeStage {
         self.willRetry = willRetry
     }
 
+    /// Adapts the request before each attempt and asks the retriers after a failed one whether to send it again.
     public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         let canResendBody = Self.canResend(request.body, newBodyStream: newBodyStream)
         var number = 0

@@ -32,6 +32,7 @@ public struct RedirectStage: ExchangeStage {
         self.newBodyStream = newBodyStream
     }
 
+    /// Sends the request and follows the redirects of its answers, each through the redirect hook, up to the limit.
     public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         var request = request
         var redirects = 0

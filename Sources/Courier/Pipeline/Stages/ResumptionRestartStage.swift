@@ -18,6 +18,7 @@ public struct ResumptionRestartStage: ExchangeStage {
         self.resumption = resumption
     }
 
+    /// Sends the range request of a resumption, and the whole request again when the answer does not fit the kept bytes.
     public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         var ranged = request
         ranged.urlRequest = resumption.applied(to: request.urlRequest)
