@@ -64,7 +64,7 @@ final class ExchangeTrace: Sendable {
             defer { state.open = nil }
             return state.open
         }) else { return }
-        attempt.recordError(error)
+        attempt.recordError(LogRedaction.RedactedError(error))
         Self.markFailed(attempt, errorType: ErrorType.name(of: error))
         attempt.end()
     }
@@ -82,10 +82,10 @@ final class ExchangeTrace: Sendable {
             if status >= 400 { Self.markFailed(span, errorType: "\(status)") }
         case .failure(let error):
             if let open {
-                open.recordError(error)
+                open.recordError(LogRedaction.RedactedError(error))
                 Self.markFailed(open, errorType: ErrorType.name(of: error))
             }
-            span.recordError(error)
+            span.recordError(LogRedaction.RedactedError(error))
             Self.markFailed(span, errorType: ErrorType.name(of: error))
         }
         open?.end()

@@ -40,13 +40,21 @@ enum LogRedaction {
         return String(text[..<separator.upperBound]) + String(rest[rest.index(after: at)...])
     }
 
-    /// `error`'s message for a log event: a `URLError`'s description with its failing URL made ``loggable(_:)-(URL?)``
+    /// `error`'s message for a log event: a `URLError`'s description with its failing URL made loggable
     /// (Courier's descriptions end with the URL, credentials and query included), anything else as it describes itself.
     static func loggable(_ error: any Error) -> String {
         guard let urlError = error as? URLError else { return "\(error)" }
         let message = urlError.localizedDescription
         guard let url = urlError.failingURL else { return message }
         return message.replacingOccurrences(of: url.absoluteString, with: loggable(url))
+    }
+
+    /// An error as a span records it: exporters write out the recorded error's description, so it is the
+    /// `loggable` message of the error, never the error itself (a `URLError` describes its URL whole).
+    struct RedactedError: Error, CustomStringConvertible {
+        let description: String
+
+        init(_ error: any Error) { description = LogRedaction.loggable(error) }
     }
 
     /// `value`, or the mask for a secret header field.

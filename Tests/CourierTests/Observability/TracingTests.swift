@@ -78,7 +78,7 @@ struct TracingTests {
         let session = Self.session(tracer)
         defer { session.invalidateSessionCancelingTasks(true) }
         await #expect(throws: URLError.self) {
-            _ = try await session.data(for: URLRequest(url: try #require(URL(string: "http://127.0.0.1:1/refused"))))
+            _ = try await session.data(for: URLRequest(url: try #require(URL(string: "http://ann:pa55-secret@127.0.0.1:1/refused?token=tok-secret"))))
         }
         let (logical, attempts) = try Self.logicalSpan(in: tracer)
         let attempt = try #require(attempts.first)
@@ -87,6 +87,10 @@ struct TracingTests {
             #expect(span.status?.code == .error)
             #expect(span.attributes.get("error.type") == .string("cannotConnectToHost"))
             #expect(span.errors.count == 1)
+            // Exporters write the recorded error's description out: it names the URL without its secrets.
+            let recorded = span.errors.map { "\($0.error)" }.joined()
+            #expect(recorded.contains("127.0.0.1:1/refused?token=REDACTED"), "\(recorded)")
+            #expect(!recorded.contains("pa55-secret") && !recorded.contains("tok-secret"), "\(recorded)")
         }
         #expect(attempt.attributes.get("http.response.status_code") == nil)
     }
@@ -169,6 +173,24 @@ struct TracingTests {
                 || attributes.get("url.full").map { "\($0)".contains(probe) } == true
         }
         #expect(mentioningTheProbe.isEmpty, "\(mentioningTheProbe)")
+    }
+
+    /// `url.full` carries no credentials and no secret-looking query value, on the logical span and on every attempt.
+    @Test func urlFullLeavesSecretsOut() async throws {
+        let tracer = W3CInMemoryTracer()
+        let session = Self.session(tracer)
+        defer { session.invalidateSessionCancelingTasks(true) }
+        var components = try #require(URLComponents(url: try Self.httpbin("/get"), resolvingAgainstBaseURL: true))
+        components.user = "alice"
+        components.password = "pa55word-secret"
+        components.queryItems = [URLQueryItem(name: "api_key", value: "key-secret"), URLQueryItem(name: "page", value: "2")]
+        _ = try await session.data(for: URLRequest(url: try #require(components.url)))
+        let (logical, attempts) = try Self.logicalSpan(in: tracer)
+        for span in [logical] + attempts {
+            let full = "\(span.attributes.get("url.full").map { "\($0)" } ?? "")"
+            #expect(full.contains("/get?api_key=REDACTED&page=2"), "\(full)")
+            #expect(!full.contains("pa55word-secret") && !full.contains("alice@") && !full.contains("key-secret"), "\(full)")
+        }
     }
 
     @Test func withoutATracerNothingIsInjected() async throws {
