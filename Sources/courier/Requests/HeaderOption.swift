@@ -8,6 +8,12 @@ struct HeaderOption: Equatable {
     /// Characters of an HTTP field name (RFC 9110 token).
     private static let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".unicodeScalars)
 
+    /// A field already split into its name and value (a `Name:value` request item).
+    init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
     /// Parses `Name: value`; the value's surrounding white space is dropped.
     /// - Throws: ``CLIFailure`` (usage) when there is no colon, the name is not a token, or the value holds a line break.
     init(parsing text: String) throws {

@@ -18,13 +18,23 @@ struct RequestRunner {
             try SessionFile.location(of: $0, for: URL(string: options.url))
         }
         var session = try sessionURL.map(SessionFile.load(from:))
+        let requestURL = URL(string: options.url)
+        // The session's credential and header fields go to the origin it was made for only.
+        let sessionApplies = session?.isForOrigin(of: requestURL, named: !(options.session ?? options.sessionReadOnly ?? "").contains("/")) ?? false
+        if let session, !sessionApplies, session.auth != nil || !session.headers.isEmpty {
+            FileHandle.standardError.write(Data("""
+                courier: the session \(sessionURL?.path ?? "") was made for \(session.origin ?? "another host"); \
+                its credential and header fields are not sent to \(SessionFile.origin(of: requestURL) ?? options.url)
+
+                """.utf8))
+        }
         // A -u on the command line replaces the session's; without one, the session's is used.
         var common = options.common
-        if common.user == nil, let auth = session?.auth {
+        if common.user == nil, sessionApplies, let auth = session?.auth {
             common.user = auth.user
             common.authType = auth.type.flatMap(CommonRequestOptions.AuthenticationType.init(rawValue:))
         }
-        let request = try buildRequest(items: items, body: body, common: common, sessionHeaders: session?.headers ?? [:])
+        let request = try buildRequest(items: items, body: body, common: common, sessionHeaders: sessionApplies ? session?.headers ?? [:] : [:])
         let isTerminal = DisplayOptions.standardOutputIsTerminal
         let selection = try options.display.selection(verbose: options.verbose, standardOutputIsTerminal: isTerminal)
         let printer = ResponsePrinter(
@@ -107,9 +117,14 @@ struct RequestRunner {
             let result = try outcome.get()
             try await printResponse(result, output: output, printer: printer, selection: selection)
             if let sessionURL, options.session != nil {
+                let itemHeaders = items.compactMap { item -> HeaderOption? in
+                    guard case .header(let name, let value) = item else { return nil }
+                    return HeaderOption(name: name, value: value)
+                }
                 try session?.update(
-                    jar: jar, headers: try options.common.header.map(HeaderOption.init(parsing:)),
-                    auth: options.common.user.map { SessionFile.Auth(user: $0, type: options.common.authType?.rawValue) }
+                    jar: jar, headers: try options.common.header.map(HeaderOption.init(parsing:)) + itemHeaders,
+                    auth: options.common.user.map { SessionFile.Auth(user: $0, type: options.common.authType?.rawValue) },
+                    origin: SessionFile.origin(of: requestURL)
                 )
                 try session?.write(to: sessionURL)
             }

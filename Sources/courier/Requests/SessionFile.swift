@@ -9,9 +9,14 @@ import FoundationNetworking
 ///
 /// A NAME is kept per host and port under `$XDG_CONFIG_HOME/courier/sessions/<host>_<port>/NAME.json` (default
 /// `~/.config`); anything with a `/` is a path. The credential is stored as given (plain text, like HTTPie's): the
-/// file's mode is its protection.
+/// file's mode is its protection. A session remembers the origin it was made for: its credential and header fields
+/// go to that origin only (a path session used for another host sends its cookies, which the jar scopes itself, and
+/// nothing else), where HTTPie would send them to any host.
 struct SessionFile {
     static let formatName = "courier-session"
+
+    /// `scheme://host:port` of the requests the session was made with; `nil` for a new session or an older file.
+    var origin: String?
 
     /// Custom header fields sent with every request of the session (not `Content-*` or `If-*`, which belong to one
     /// request).
@@ -49,6 +54,10 @@ struct SessionFile {
               object["format"] as? String == formatName, object["version"] as? Int == 1
         else { throw notASession }
         var session = SessionFile()
+        if let origin = object["origin"] {
+            guard let origin = origin as? String else { throw notASession }
+            session.origin = origin
+        }
         if let headers = object["headers"] {
             guard let headers = headers as? [String: String] else { throw notASession }
             session.headers = headers
@@ -66,18 +75,34 @@ struct SessionFile {
         return session
     }
 
+    /// `scheme://host:port` of `url` (the default port written out), or `nil` without a scheme or host.
+    static func origin(of url: URL?) -> String? {
+        guard let url, let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+        return "\(scheme)://\(host):\(url.port ?? (scheme == "https" ? 443 : 80))"
+    }
+
+    /// Whether the session's credential and header fields may go to `url`: its own origin, or any origin of the
+    /// host the folder of a named session is for (an older file without an origin).
+    func isForOrigin(of url: URL?, named: Bool) -> Bool {
+        guard let origin else { return named }
+        return origin == Self.origin(of: url)
+    }
+
     /// The cookie jar the session carries (empty for a new session).
     func cookieJar() throws -> CookieJar {
         guard let cookies else { return CookieJar() }
         return try Self.throughTemporaryFile(cookies) { try CookieJar(contentsOf: $0) }
     }
 
-    /// Takes what this run sent and received: `jar`'s cookies, the run's `-H` fields, its `-u`.
-    mutating func update(jar: CookieJar, headers given: [HeaderOption], auth: Auth?) throws {
+    /// Takes what this run sent and received: `jar`'s cookies, the run's `-H` fields and `Name:value` items, its `-u`.
+    /// A session made for another origin keeps its own fields and credential and takes only the cookies.
+    mutating func update(jar: CookieJar, headers given: [HeaderOption], auth: Auth?, origin requestOrigin: String?) throws {
         cookies = try Self.throughTemporaryFile(nil) { file in
             try jar.write(to: file, includingSessionCookies: true)
             return try Data(contentsOf: file)
         }
+        if let origin, origin != requestOrigin { return }
+        origin = requestOrigin
         for header in given {
             let name = header.name.lowercased()
             guard !name.hasPrefix("content-"), !name.hasPrefix("if-") else { continue }
@@ -90,6 +115,7 @@ struct SessionFile {
     /// Writes the session to `url` (creating its folder), replacing the file atomically, with mode 0600.
     func write(to url: URL) throws {
         var object: [String: Any] = ["format": Self.formatName, "version": 1, "headers": headers]
+        if let origin { object["origin"] = origin }
         if let auth { object["auth"] = ["user": auth.user, "type": auth.type].compactMapValues { $0 } }
         if let cookies, let jar = try? JSONSerialization.jsonObject(with: cookies) { object["cookies"] = jar }
         do {

@@ -38,6 +38,30 @@ struct CLISessionTests {
         #expect(authenticated.status == 0, "the session's credential answered the challenge: \(authenticated.standardError)")
     }
 
+    /// A session file used for another origin (here `localhost` instead of `127.0.0.1`, the same server) sends its
+    /// cookies as the jar allows and neither its credential nor its header fields; `Name:value` items are kept as
+    /// `-H` fields are.
+    @Test func aSessionsCredentialAndFieldsStayWithItsOrigin() async throws {
+        let file = Fixtures.temporaryFile("cli-session-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let url = try Self.url("/headers")
+        let first = try await Self.courier(["get", "--session", file.path, "--auth-type", "basic", "-u", "ann:pa55", "-H", "X-Team: blue", url, "X-Item:green"])
+        #expect(first.status == 0, "\(first.standardError)")
+
+        let elsewhere = try #require(URL(string: url)?.absoluteString.replacingOccurrences(of: "://127.0.0.1:", with: "://localhost:"))
+        #expect(elsewhere != url)
+        let other = try await Self.courier(["get", "--session", file.path, elsewhere])
+        #expect(other.status == 0, "\(other.standardError)")
+        let sent = try #require(try CLIRequestTests.json(other)["headers"] as? [String: String])
+        #expect(sent["Authorization"] == nil && sent["X-Team"] == nil && sent["X-Item"] == nil, "\(sent)")
+        #expect(other.standardError.contains("its credential and header fields are not sent to http://localhost:"), "\(other.standardError)")
+
+        let again = try await Self.courier(["get", "--session", file.path, url])
+        let resent = try #require(try CLIRequestTests.json(again)["headers"] as? [String: String])
+        #expect(resent["X-Team"] == "blue" && resent["X-Item"] == "green", "\(resent)")
+        #expect(resent["Authorization"] == "Basic " + Data("ann:pa55".utf8).base64EncodedString())
+    }
+
     @Test func aReadOnlySessionIsNotWritten() async throws {
         let file = Fixtures.temporaryFile("cli-session-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
