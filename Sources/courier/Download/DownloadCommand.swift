@@ -40,11 +40,15 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(help: "Seconds without data before the download fails.")
     var timeout: Double = 30
 
+    @Option(help: ArgumentHelp("Seconds the whole download may take before it is stopped, its bytes kept for --continue (curl's --max-time). Default: no limit.", valueName: "seconds"))
+    var maxTime: Double?
+
     @OptionGroup
     var common: CommonRequestOptions
 
     func run() async throws {
         try common.check()
+        if let maxTime, !(maxTime > 0 && maxTime.isFinite) { throw CLIFailure.usage("--max-time must be a positive number of seconds") }
         let url = try DownloadCommand.httpURL(url)
         let files = DownloadFiles(output: output, url: url)
         var isDirectory: ObjCBool = false
@@ -82,7 +86,8 @@ struct DownloadCommand: AsyncParsableCommand {
             }
         }
         let transport = AsyncHTTPClientTransport(configuration: try common.transportConfiguration())
-        let transfer = DownloadTransfer(files: files, timeout: timeout, transport: transport, credential: try common.challengeCredential())
+        var transfer = DownloadTransfer(files: files, timeout: timeout, transport: transport, credential: try common.challengeCredential())
+        transfer.maxTime = maxTime
         let outcome = try await transfer.run(request: request, resume: stored)
         try? await transport.shutdown()
         switch outcome {
@@ -108,12 +113,13 @@ struct DownloadCommand: AsyncParsableCommand {
             print("saved \(saved.path) (\(size) bytes; \(checks))")
         case .httpError(let response):
             throw CLIFailure(status: .httpError, message: "HTTP \(response.statusCode) from \(response.url?.absoluteString ?? url.absoluteString); nothing was saved")
-        case .stopped(let signal, let kept):
-            let status: ExitStatus = signal == SIGTERM ? .terminated : .interrupted
+        case .stopped(let reason, let kept):
+            let status: ExitStatus = reason == .signal(SIGTERM) ? .terminated : reason == .deadline ? .network : .interrupted
+            let why = reason == .deadline ? "the download took longer than --max-time \(maxTime.map { String(format: "%g", $0) } ?? "") s and was stopped" : "stopped"
             guard let kept else {
-                throw CLIFailure(status: status, message: "stopped before any data arrived; nothing to resume")
+                throw CLIFailure(status: status, message: "\(why) before any data arrived; nothing to resume")
             }
-            throw CLIFailure(status: status, message: "stopped after \(kept) bytes; resume with: \(resumeCommand(url, files))")
+            throw CLIFailure(status: status, message: "\(why) after \(kept) bytes; resume with: \(resumeCommand(url, files))")
         case .broken(let error, let kept):
             throw CLIFailure(status: .network, message: "\(Self.describe(error)) after \(kept) bytes; resume with: \(resumeCommand(url, files))")
         case .failed(let error):

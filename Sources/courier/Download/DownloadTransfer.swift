@@ -15,15 +15,25 @@ struct DownloadTransfer {
         case finished(HTTPURLResponse)
         /// The server answered with an error status; the error body was discarded.
         case httpError(HTTPURLResponse)
-        /// A stop signal cancelled the task; `keptBytes` is `nil` when nothing could be kept.
-        case stopped(signal: Int32, keptBytes: Int64?)
+        /// A stop signal or `--max-time` cancelled the task; `keptBytes` is `nil` when nothing could be kept.
+        case stopped(StopReason, keptBytes: Int64?)
         /// The transfer failed midway; its partial file and resume data were kept (`keptBytes`).
         case broken(any Error, keptBytes: Int64)
         /// The transfer failed.
         case failed(any Error)
     }
 
+    /// What stopped a download before its end.
+    enum StopReason: Equatable {
+        /// SIGINT or SIGTERM.
+        case signal(Int32)
+        /// `--max-time` ran out.
+        case deadline
+    }
+
     let files: DownloadFiles
+    /// `--max-time`: seconds the whole download may take before it is stopped as Ctrl-C stops it; `nil` for no limit.
+    var maxTime: TimeInterval?
     let timeout: TimeInterval
     /// The transport of the command's TLS, proxy and HTTP-version options; shut down by the caller.
     var transport: (any HTTPTransport)?
@@ -74,6 +84,15 @@ struct DownloadTransfer {
         }
         let signals = StopSignals { _ in cancel() }
         defer { signals.restore() }
+        // The deadline stops the download as a signal does, so that its bytes are kept to be continued.
+        let expired = Atomic<Bool>(false)
+        let deadline = maxTime.map { seconds in
+            Task { @Sendable in
+                try await Task.sleep(for: .seconds(seconds))
+                expired.store(true, ordering: .relaxed)
+                cancel()
+            }
+        }
         // Printed once Ctrl-C is handled, so that scripts (and tests) know from here on it keeps resume data.
         if let resume {
             display.printLine("continuing \(resume.url.absoluteString) after \(resume.resumption.offset) bytes into \(files.output.path)")
@@ -99,22 +118,24 @@ struct DownloadTransfer {
             task.resume()
             if signals.received != nil { cancel() }   // a signal that came before the task existed
         }
+        deadline?.cancel()
         try? FileManager.default.removeItem(at: errorBody)
 
-        // A signal that came after the task had completed changes nothing.
-        if let signal = signals.received, error != nil {
+        // A signal (or the deadline) that came after the task had completed changes nothing.
+        let stopReason = signals.received.map(StopReason.signal) ?? (expired.load(ordering: .relaxed) ? .deadline : nil)
+        if let reason = stopReason, error != nil {
             display.abandon()
             switch stored.withLock({ $0 }) {
             case .success(let kept)? where kept > 0:
-                return .stopped(signal: signal, keptBytes: kept)
+                return .stopped(reason, keptBytes: kept)
             case .success?:
                 // A response but no byte of its body yet: nothing worth continuing.
                 files.removeLeftovers()
-                return .stopped(signal: signal, keptBytes: nil)
+                return .stopped(reason, keptBytes: nil)
             case .failure(let error)?:
                 return .failed(error)
             case nil:
-                return .stopped(signal: signal, keptBytes: nil)
+                return .stopped(reason, keptBytes: nil)
             }
         }
         if let error {

@@ -113,6 +113,23 @@ struct CLIPipeTests {
         #expect(elapsed >= .seconds(1.5) && elapsed < .seconds(6), "\(elapsed)")
     }
 
+    /// `download --max-time` stops the download as Ctrl-C does: its bytes are kept, and the message says how to go on.
+    @Test func maxTimeStopsADownloadAndKeepsItsBytes() async throws {
+        let folder = try Fixtures.temporaryDirectory("max-time")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("drip.bin").path
+        let start = ContinuousClock.now
+        let outcome = try await Self.courier(["download", "--max-time", "2.5", "-o", output, try Self.url("/drip?duration=10&numbytes=10&delay=0")])
+        let elapsed = ContinuousClock.now - start
+        #expect(outcome.status == 4, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("longer than --max-time 2.5 s and was stopped after"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("--continue"), "\(outcome.standardError)")
+        #expect(elapsed >= .seconds(2.5) && elapsed < .seconds(7), "\(elapsed)")
+        let kept = try Data(contentsOf: URL(fileURLWithPath: output + ".part"))
+        #expect((1...3).contains(kept.count), "\(kept.count) bytes kept")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     @Test func versionIsPrinted() async throws {
         let outcome = try await Self.courier(["--version"])
         #expect(outcome.status == 0)
