@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 
-/// Endpoints that take their time or fail on purpose: `/drip`, `/delay/:n`, `/slow-body/:n`, `/abort/:n`.
+/// Endpoints that take their time or fail on purpose: `/drip`, `/events`, `/delay/:n`, `/slow-body/:n`, `/abort/:n`.
 enum TimingRoutes {
     /// The longest wait any endpoint accepts, in seconds.
     static let maxDelay = 60.0
@@ -27,6 +27,25 @@ enum TimingRoutes {
                     for _ in 0..<count {
                         try await writer.write(star)
                         try await sleep(seconds: pause)
+                    }
+                    try await writer.finish(nil)
+                }
+            )
+        }
+
+        // Server-Sent Events: `count` events named `tick`, one every `interval` seconds, each with an id and a JSON
+        // line of data, then the stream ends (chunked: its length is not known in advance).
+        router.get("/events") { request, _ in
+            let options = try QueryOptions(request)
+            let count = try options.int("count", default: 3, in: 1...1_000)
+            let interval = try options.seconds("interval", default: 0.5, in: 0...maxDelay)
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/event-stream", .cacheControl: "no-cache"],
+                body: ResponseBody { writer in
+                    for number in 1...count {
+                        try await writer.write(ByteBuffer(string: "id: \(number)\nevent: tick\ndata: {\"n\":\(number)}\n\n"))
+                        if number < count { try await sleep(seconds: interval) }
                     }
                     try await writer.finish(nil)
                 }

@@ -151,6 +151,23 @@ struct CLIStreamTests {
         #expect(lines.filter { $0.hasPrefix("\"id\" : ") } == ["\"id\" : 0,", "\"id\" : 1,", "\"id\" : 2,"], "\(outcome.shown)")
     }
 
+    /// A Server-Sent Events stream goes to standard output event by event as the server sends them, not at its end.
+    @Test func serverSentEventsArriveAsTheyAreSent() async throws {
+        let url = try await Fixtures.url("/events?count=3&interval=1.5").absoluteString
+        let started = ContinuousClock.now
+        let child = try ChildProcess("courier", ["get", "--stream", url])
+        try await child.waitFor("data: {\"n\":1}", timeout: .seconds(20))
+        let firstSeen = ContinuousClock.now - started
+        let outcome = try await child.finish()
+        let total = ContinuousClock.now - started
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        // The stream lasts 3 s; the first event was on standard output well before its end.
+        #expect(total - firstSeen >= .seconds(2), "first event after \(firstSeen), end after \(total)")
+        let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.filter { $0.hasPrefix("data: ") } == ["data: {\"n\":1}", "data: {\"n\":2}", "data: {\"n\":3}"], "\(lines)")
+        #expect(lines.filter { $0 == "event: tick" }.count == 3)
+    }
+
     @Test func inAPipeTheLinesAreTheServersBytes() async throws {
         let streamed = try await CLIPipeTests.courier(["get", "--stream", try CLIPipeTests.url("/stream/3")])
         let lines = streamed.standardOutput.split(separator: "\n")
