@@ -74,7 +74,7 @@ struct BatchCommand: AsyncParsableCommand {
         try common.apply(to: &template)
         let (results, signal) = await BatchRun(
             entries: batch.entries, concurrency: concurrency, timeout: timeout, headerFields: template.allHTTPHeaderFields ?? [:],
-            transport: transport, credential: try common.challengeCredential()
+            transport: transport, credential: try common.challengeCredential(), retryInterceptors: common.retryInterceptors
         ).run()
         try? await transport.shutdown()
         print(BatchReport.table(results))
@@ -100,6 +100,8 @@ struct BatchRun {
     let transport: any HTTPTransport
     /// `-u`: each operation answers challenges from its own request's origin with it.
     let credential: ChallengeCredential?
+    /// `--retry`'s policy, or none.
+    let retryInterceptors: [any RequestInterceptor]
 
     /// Runs every download and returns the results in file order, and the stop signal (SIGINT or
     /// SIGTERM) that cancelled the rest, if one came.
@@ -202,6 +204,7 @@ struct BatchRun {
             }
             operation.outputFileURL = entry.output
             operation.transport = transport
+            operation.interceptors = retryInterceptors
             if let credential {
                 let url = entry.url
                 operation.setWillSendRequestForAuthenticationChallengeBlock { challenge in

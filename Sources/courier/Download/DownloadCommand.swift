@@ -88,6 +88,7 @@ struct DownloadCommand: AsyncParsableCommand {
         let transport = AsyncHTTPClientTransport(configuration: try common.transportConfiguration())
         var transfer = DownloadTransfer(files: files, timeout: timeout, transport: transport, credential: try common.challengeCredential())
         transfer.maxTime = maxTime
+        transfer.retry = common.retry
         let outcome = try await transfer.run(request: request, resume: stored)
         try? await transport.shutdown()
         switch outcome {

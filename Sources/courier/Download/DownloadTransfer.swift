@@ -34,6 +34,8 @@ struct DownloadTransfer {
     let files: DownloadFiles
     /// `--max-time`: seconds the whole download may take before it is stopped as Ctrl-C stops it; `nil` for no limit.
     var maxTime: TimeInterval?
+    /// `--retry`: how many times a request that failed before its body (or got 408, 429, 5xx) is sent again.
+    var retry = 0
     let timeout: TimeInterval
     /// The transport of the command's TLS, proxy and HTTP-version options; shut down by the caller.
     var transport: (any HTTPTransport)?
@@ -45,6 +47,7 @@ struct DownloadTransfer {
         var configuration = SessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.transport = transport
+        if retry > 0 { configuration.interceptors = [RetryPolicy(retryLimit: retry, budget: nil)] }
         let manager = URLSessionManager(configuration: configuration)
         manager.completionQueue = DispatchQueue(label: "courier.download.completion")
         if let credential {
@@ -55,6 +58,8 @@ struct DownloadTransfer {
         defer { manager.invalidateSessionCancelingTasks(true) }
 
         let display = ProgressDisplay(baseline: resume?.resumption.offset ?? 0)
+        let limit = retry
+        manager.setTaskWillRetryBlock { _, _, event in display.printLine(CommonRequestOptions.retryLine(event, limit: limit)) }
         manager.setDownloadTaskDidWriteDataBlock { _, _, _, written, expected in
             display.update(completed: written, total: expected < 0 ? nil : expected)
         }

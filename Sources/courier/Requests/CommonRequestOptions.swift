@@ -23,6 +23,9 @@ struct CommonRequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Send Authorization: Bearer <token>.", valueName: "token"))
     var bearer: String?
 
+    @Option(help: ArgumentHelp("Retry a failed request up to n times (transient errors; 408, 429, 500, 502, 503, 504; idempotent methods), with backoff and Retry-After (up to 30 s); each retry is printed on stderr (batch retries without a line). A download cut off midway is not retried: --continue takes it up. Default 0.", valueName: "n"))
+    var retry = 0
+
     @Flag(name: .customLong("http1.1"), help: "Speak HTTP/1.1 only.")
     var http1 = false
 
@@ -43,6 +46,7 @@ struct CommonRequestOptions: ParsableArguments {
     /// - Throws: ``CLIFailure`` (usage).
     func check() throws {
         if http1 && http2 { throw CLIFailure.usage("--http1.1 and --http2 exclude each other") }
+        guard (0...100).contains(retry) else { throw CLIFailure.usage("--retry must be between 0 and 100") }
         if authType != nil, user == nil { throw CLIFailure.usage("--auth-type needs -u") }
         if authType == .bearer, bearer != nil { throw CLIFailure.usage("give the token once: --auth-type bearer -u TOKEN, or --bearer TOKEN") }
         try tls.check()
@@ -63,6 +67,17 @@ struct CommonRequestOptions: ParsableArguments {
         return ChallengeCredential(
             credential: try CredentialOption.credential(parsing: user), onlyScheme: authType == .digest ? "digest" : nil
         )
+    }
+
+    /// `--retry`'s interceptor (no budget: one command's requests get all the retries they ask for), or none.
+    var retryInterceptors: [any RequestInterceptor] {
+        retry > 0 ? [RetryPolicy(retryLimit: retry, budget: nil)] : []
+    }
+
+    /// The line `--retry` (`limit`) prints on standard error before a retry.
+    static func retryLine(_ event: RetryEvent, limit: Int) -> String {
+        let reason = event.response.map { "status \($0.statusCode)" } ?? (event.error as? URLError)?.localizedDescription ?? "\(event.error)"
+        return "courier: retry \(event.retryNumber) of \(limit) in \(String(format: "%.1f", event.delay)) s after \(reason)"
     }
 
     /// Adds `-H`, `--bearer` and the `Authorization` of `--auth-type basic|bearer` to `request`.

@@ -30,9 +30,6 @@ struct RequestOptions: ParsableArguments {
     @Flag(help: "Do not read a body from standard input even when it is a pipe or a file.")
     var ignoreStdin = false
 
-    @Option(help: ArgumentHelp("Retry a failed request up to n times (transient errors; 408, 429, 500, 502, 503, 504; idempotent methods), with backoff and Retry-After (up to 30 s); each retry is printed on stderr. Default 0.", valueName: "n"))
-    var retry = 0
-
     @Option(name: [.customShort("o"), .long], help: ArgumentHelp("Write the response body to this file as it arrives.", valueName: "file"))
     var output: String?
 
@@ -65,7 +62,6 @@ struct RequestOptions: ParsableArguments {
     /// - Throws: ``CLIFailure`` (usage).
     func check() throws {
         guard maxRedirects >= 0 else { throw CLIFailure.usage("--max-redirects must be 0 or more") }
-        guard (0...100).contains(retry) else { throw CLIFailure.usage("--retry must be between 0 and 100") }
         guard timeout > 0, timeout.isFinite else { throw CLIFailure.usage("--timeout must be a positive number of seconds") }
         if session != nil, sessionReadOnly != nil { throw CLIFailure.usage("give --session or --session-read-only, not both") }
         if let maxTime, !(maxTime > 0 && maxTime.isFinite) { throw CLIFailure.usage("--max-time must be a positive number of seconds") }

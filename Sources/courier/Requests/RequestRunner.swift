@@ -77,14 +77,11 @@ struct RequestRunner {
         if let credential {
             configuration.challengeHandler = { challenge in credential.answer(challenge, originalURL: request.url) }
         }
-        if options.retry > 0 {
-            // The command's own budget would only limit retries across requests; one request gets all it asks for.
-            configuration.interceptors = [RetryPolicy(retryLimit: options.retry, budget: nil)]
-            let limit = options.retry
+        if options.common.retry > 0 {
+            configuration.interceptors = options.common.retryInterceptors
+            let limit = options.common.retry
             configuration.willRetry = { event in
-                let reason = event.response.map { "status \($0.statusCode)" } ?? (event.error as? URLError)?.localizedDescription ?? "\(event.error)"
-                let delay = String(format: "%.1f", event.delay)
-                FileHandle.standardError.write(Data("courier: retry \(event.retryNumber) of \(limit) in \(delay) s after \(reason)\n".utf8))
+                FileHandle.standardError.write(Data((CommonRequestOptions.retryLine(event, limit: limit) + "\n").utf8))
             }
         }
         // The body streams to its destination: the output file, or standard output as it arrives.

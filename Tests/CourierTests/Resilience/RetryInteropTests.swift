@@ -134,4 +134,27 @@ struct RetryInteropTests {
         let none = try await CLIRequestTests.courier(["get", "-p", "h", try await Fixtures.url("/flaky/1/\(UUID().uuidString)").absoluteString])
         #expect(none.standardOutput.hasPrefix("HTTP/1.1 503"), "without --retry nothing is retried")
     }
+
+    /// `--retry` is one of every command's options: a download and a batch get through a server that fails twice.
+    @Test func cliDownloadAndBatchRetry() async throws {
+        let folder = try Fixtures.temporaryDirectory("retry")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = try await Fixtures.url("/flaky/2/\(UUID().uuidString)").absoluteString
+        let output = folder.appendingPathComponent("attempt.json")
+        let download = try await CLIRequestTests.courier(["download", "--retry", "3", "-o", output.path, url])
+        #expect(download.status == 0, "\(download.standardError)")
+        #expect(download.standardError.contains("courier: retry 2 of 3"), "\(download.standardError)")
+        #expect(try SessionFixtures.json(try Data(contentsOf: output))["attempt"] as? Int == 3)
+
+        let failing = try await CLIRequestTests.courier(["download", "-o", folder.appendingPathComponent("none.json").path,
+                                                          try await Fixtures.url("/flaky/1/\(UUID().uuidString)").absoluteString])
+        #expect(failing.status == 3, "without --retry the 503 stands: \(failing.standardError)")
+
+        let list = folder.appendingPathComponent("list.txt")
+        let flaky = try await Fixtures.url("/flaky/2/\(UUID().uuidString)").absoluteString
+        try Data("\(flaky)\tbatch.json\n".utf8).write(to: list)
+        let batch = try await CLIRequestTests.courier(["batch", list.path, "--output-dir", folder.path, "--retry", "2"])
+        #expect(batch.status == 0, "\(batch.standardOutput)\(batch.standardError)")
+        #expect(try SessionFixtures.json(try Data(contentsOf: folder.appendingPathComponent("batch.json")))["attempt"] as? Int == 3)
+    }
 }
