@@ -20,7 +20,9 @@ extension URLSessionManager: Service {
     /// run is cancelled instead, every task is cancelled at once.
     ///
     /// From its start, ``GracefulShutdown`` leaves SIGTERM and SIGINT to the group: leased operations get their
-    /// grace period when the group shuts down, and no signal is re-raised.
+    /// grace period when the group shuts down, and no signal is re-raised. An operation that took a lease before
+    /// this run started had ``GracefulShutdown`` ignore both signals so it could catch them; a group that does not
+    /// trap SIGINT then leaves Ctrl-C ignored, so list `.sigint` among its graceful shutdown signals too.
     public func run() async throws {
         GracefulShutdown.shared.handSignalsToServiceGroup()
         let graceful: Bool
