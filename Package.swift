@@ -1,6 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// `COURIER_TSAN_LOCKS=1 swift build --sanitize=thread …` (`.ci/run`'s sanitizer step) gives Courier and its tests a
+// pthread-based `Mutex` that ThreadSanitizer can see (see Sources/Courier/Concurrency/ThreadSanitizerMutex.swift).
+let threadSanitizerLocks: [SwiftSetting] = Context.environment["COURIER_TSAN_LOCKS"] == nil ? [] : [.define("COURIER_TSAN_LOCKS")]
+
 let package = Package(
     name: "Courier",
     // `Mutex` (Synchronization) needs these releases on Apple platforms.
@@ -56,7 +60,8 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CompressNIO", package: "compress-nio"),
-            ]
+            ],
+            swiftSettings: threadSanitizerLocks
         ),
         .target(
             name: "CourierOpenAPI",
@@ -140,7 +145,8 @@ let package = Package(
                 // The OpenAPI transport's tests call `ClientTransport.send` with HTTPTypes values.
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
+            ],
+            swiftSettings: threadSanitizerLocks
         ),
         .testTarget(
             name: "CourierTestServerTests",

@@ -1,0 +1,1 @@
+../../../Sources/Courier/Concurrency/ThreadSanitizerMutex.swift
