@@ -12,6 +12,7 @@ struct OperationBlocks: Sendable {
     var authenticationChallenge: (@Sendable (AuthenticationChallenge) async -> AuthenticationDisposition)?
     var redirectResponse: (@Sendable (_ request: URLRequest, _ redirectResponse: URLResponse?) -> URLRequest?)?
     var cacheResponse: (@Sendable (CachedURLResponse) -> CachedURLResponse?)?
+    var willRetry: (@Sendable (RetryEvent) -> Void)?
 }
 
 /// Everything mutable about a ``URLConnectionOperation``, guarded by one `Mutex`.

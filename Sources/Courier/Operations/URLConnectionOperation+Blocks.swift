@@ -40,6 +40,13 @@ extension URLConnectionOperation {
         storage.withLock { $0.blocks.cacheResponse = block }
     }
 
+    /// Sets the block called before each retry of the operation's request (see ``interceptors``), with the retry's
+    /// number, delay and the failure that caused it, on the operation's transfer task before the delay is waited;
+    /// ``retryCount`` already counts it. Default none. Not an AFNetworking block (AFNetworking had no retries).
+    public func setWillRetryBlock(_ block: (@Sendable (RetryEvent) -> Void)?) {
+        storage.withLock { $0.blocks.willRetry = block }
+    }
+
     /// Holds a graceful-shutdown lease while the operation is unfinished (Linux's meaning of
     /// AFNetworking's background task): when the process receives SIGTERM or SIGINT, the
     /// operation gets ``GracefulShutdown/gracePeriod`` (default 5 s) to finish; if it has not,

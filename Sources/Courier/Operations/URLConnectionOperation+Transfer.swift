@@ -179,10 +179,14 @@ extension URLConnectionOperation {
         configuration.logger = snapshot.logger
         configuration.telemetry = snapshot.telemetry
         if !snapshot.interceptors.isEmpty {
-            configuration.willRetry = { [weak self] _ in
-                self?.storage.withLock { storage in
-                    if storage.generation == generation { storage.retryCount += 1 }
+            let announce = snapshot.blocks.willRetry
+            configuration.willRetry = { [weak self] event in
+                let current = self?.storage.withLock { storage in
+                    guard storage.generation == generation else { return false }
+                    storage.retryCount += 1
+                    return true
                 }
+                if current == true { announce?(event) }
             }
         }
         configuration.resumption = resumption

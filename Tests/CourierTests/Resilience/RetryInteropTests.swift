@@ -117,9 +117,13 @@ struct RetryInteropTests {
         let operation = HTTPRequestOperation(request: request)
         operation.transport = Fixtures.transport
         operation.interceptors = [RetryPolicy(exponentialBackoffScale: 0.01)]
+        let announced = Mutex<[RetryEvent]>([])
+        operation.setWillRetryBlock { event in announced.withLock { $0.append(event) } }
         await OperationFixtures.run([operation])
         #expect(operation.response?.statusCode == 200, "\(String(describing: operation.error))")
         #expect(operation.retryCount == 1)
+        let events = announced.withLock { $0 }
+        #expect(events.count == 1 && events.first?.retryNumber == 1 && events.first?.response?.statusCode == 503, "\(events)")
     }
 
     @Test func cliRetryPrintsEachRetry() async throws {
@@ -155,6 +159,8 @@ struct RetryInteropTests {
         try Data("\(flaky)\tbatch.json\n".utf8).write(to: list)
         let batch = try await CLIRequestTests.courier(["batch", list.path, "--output-dir", folder.path, "--retry", "2"])
         #expect(batch.status == 0, "\(batch.standardOutput)\(batch.standardError)")
+        let batchRetries = batch.standardError.split(separator: "\n").filter { $0.hasPrefix("courier: retry ") }
+        #expect(batchRetries.count == 2 && batchRetries.allSatisfy { $0.hasSuffix("(\(flaky))") }, "\(batch.standardError)")
         #expect(try SessionFixtures.json(try Data(contentsOf: folder.appendingPathComponent("batch.json")))["attempt"] as? Int == 3)
     }
 }
