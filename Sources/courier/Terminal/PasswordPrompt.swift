@@ -7,14 +7,15 @@ import Darwin
 
 /// Asks for a password on the controlling terminal without echoing it, as curl and HTTPie do for `-u user`.
 enum PasswordPrompt {
-    /// The line typed after `prompt` on `/dev/tty`, or `nil` when standard input is not a terminal (a script
-    /// cannot answer) or the terminal cannot be used. Ctrl-C ends the process with status 130 once the terminal
-    /// echoes again.
+    /// The line typed after `prompt` on `/dev/tty`, or `nil` when the process has no controlling terminal (a
+    /// service or a detached script cannot answer) or it cannot be used. Standard input may be a pipe: as curl's, the
+    /// prompt is on the terminal, so that `echo body | courier post -u user URL` works. Ctrl-C ends the process with
+    /// status 130 once the terminal echoes again.
     static func ask(_ prompt: String) -> String? {
-        guard isatty(STDIN_FILENO) == 1 else { return nil }
-        let tty = open("/dev/tty", O_RDWR | O_NOCTTY)
+        let tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard tty >= 0 else { return nil }
         defer { close(tty) }
+        guard isatty(tty) == 1 else { return nil }
         var saved = termios()
         guard tcgetattr(tty, &saved) == 0 else { return nil }
         var silent = saved

@@ -115,9 +115,22 @@ struct CLISessionTests {
     }
 
     @Test func withoutAPasswordAndWithoutATerminalTheUserIsToldWhatToWrite() async throws {
-        let outcome = try await Self.courier(["get", "-u", "ann", try Self.url("/basic-auth/ann/x")])
+        let outcome = try await ChildProcess.run("courier", ["get", "-u", "ann", try Self.url("/basic-auth/ann/x")], withoutTerminal: true)
         #expect(outcome.status == 2)
         #expect(outcome.standardError.contains("no terminal to ask for it on"), "\(outcome.standardError)")
+        #expect(outcome.standardError.split(separator: "\n").count == 1, "\(outcome.standardError)")
+    }
+
+    /// As curl does, the prompt is on the terminal even when standard input is a pipe (here the body of a POST).
+    @Test func aPasswordIsAskedForOnTheTerminalWhenStandardInputIsAPipe() async throws {
+        let outcome = try await PseudoTerminal.courier(
+            ["post", "--check-status", "-p", "hb", "--auth-type", "basic", "-u", "ann", try Self.url("/anything")],
+            standardInput: "{\"piped\": true}", prompt: "password for ann: ", answer: "s3cret-pass"
+        )
+        #expect(outcome.status == 0, "\(outcome.shown)")
+        #expect(outcome.shown.contains("piped"), "the piped body was sent: \(outcome.shown)")
+        #expect(outcome.shown.contains("Basic " + Data("ann:s3cret-pass".utf8).base64EncodedString()), "\(outcome.shown)")
+        #expect(!outcome.shown.contains("s3cret-pass"), "the password was echoed: \(outcome.shown)")
     }
 
     @Test func aPasswordIsAskedForOnAPseudoTerminalWithoutEcho() async throws {

@@ -34,14 +34,21 @@ final class ChildProcess: Sendable {
     /// Starts `name` with `arguments`; `environment` entries are added to this process's environment. Standard
     /// output goes to the file `standardOutput` when given (then ``Outcome/standardOutput`` is empty).
     /// `standardInput` is written to the process's standard input through a pipe, which is then closed; without
-    /// it the process reads `/dev/null`.
+    /// it the process reads `/dev/null`. `withoutTerminal` starts it in a session of its own (`setsid --wait`), with no
+    /// controlling terminal even when the tests run on one, for what must not reach a terminal (a password prompt);
+    /// signals sent then reach `setsid`, not the process.
     init(
         _ name: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil,
-        standardOutput: URL? = nil, standardInput: Data? = nil
+        standardOutput: URL? = nil, standardInput: Data? = nil, withoutTerminal: Bool = false
     ) throws {
         let process = Process()
-        process.executableURL = try Self.executable(name)
-        process.arguments = arguments
+        if withoutTerminal {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+            process.arguments = ["--wait", try Self.executable(name).path] + arguments
+        } else {
+            process.executableURL = try Self.executable(name)
+            process.arguments = arguments
+        }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let outPipe = Pipe(), errPipe = Pipe()
@@ -97,10 +104,11 @@ final class ChildProcess: Sendable {
     /// Runs `name` to completion (killed after `timeout`) and returns what it printed and how it ended.
     static func run(
         _ name: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil,
-        standardOutput: URL? = nil, standardInput: Data? = nil, timeout: Duration = .seconds(60)
+        standardOutput: URL? = nil, standardInput: Data? = nil, withoutTerminal: Bool = false, timeout: Duration = .seconds(60)
     ) async throws -> Outcome {
         let child = try ChildProcess(
-            name, arguments, environment: environment, currentDirectory: currentDirectory, standardOutput: standardOutput, standardInput: standardInput
+            name, arguments, environment: environment, currentDirectory: currentDirectory, standardOutput: standardOutput,
+            standardInput: standardInput, withoutTerminal: withoutTerminal
         )
         return try await child.finish(timeout: timeout)
     }

@@ -47,15 +47,20 @@ enum PseudoTerminal {
 
     /// Runs `courier arguments` on a terminal, with `environment` added (`NAME=value` through `env`), answering
     /// `prompt` with `answer` when given. `afterwards`, a shell command, runs on the same terminal once courier has
-    /// ended (which then prints `exit=STATUS` first, and the status returned is the shell's).
+    /// ended (which then prints `exit=STATUS` first, and the status returned is the shell's). `standardInput`, when
+    /// given, reaches courier through a pipe instead of the terminal.
     static func courier(
-        _ arguments: [String], environment: [String: String] = [:], prompt: String = "", answer: String = "", afterwards: String? = nil
+        _ arguments: [String], environment: [String: String] = [:], standardInput: String? = nil,
+        prompt: String = "", answer: String = "", afterwards: String? = nil
     ) async throws -> Outcome {
         let scriptFile = Fixtures.temporaryFile("pty-\(UUID().uuidString).py")
         defer { try? FileManager.default.removeItem(at: scriptFile) }
         try Data(script.utf8).write(to: scriptFile)
         let courier = try ChildProcess.executable("courier").path
         var command = [courier] + arguments
+        if let standardInput {
+            command = ["/bin/sh", "-c", "printf '%s' \"$0\" | \"$@\"", standardInput] + command
+        }
         if let afterwards {
             command = ["/bin/sh", "-c", "\"$@\"; echo \"exit=$?\"; \(afterwards)", "sh"] + command
         }
