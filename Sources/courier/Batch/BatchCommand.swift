@@ -41,11 +41,15 @@ struct BatchCommand: AsyncParsableCommand {
     var timeout: Double = 30
 
     @OptionGroup
+    var kept: SessionOptions
+
+    @OptionGroup
     var common: CommonRequestOptions
 
     func run() async throws {
         guard concurrency >= 1 else { throw CLIFailure.usage("--concurrency must be at least 1") }
         try common.check()
+        try kept.check()
         let text: String
         do {
             text = try String(contentsOf: URL(fileURLWithPath: file), encoding: .utf8)
@@ -68,15 +72,33 @@ struct BatchCommand: AsyncParsableCommand {
             throw CLIFailure.usage("cannot create the output directory: \(error.localizedDescription)")
         }
 
+        // A named session is the one of the first URL's host.
+        let sessionURL = batch.entries[0].url
+        var session = try kept.open(for: sessionURL)
+        if let session, let elsewhere = batch.entries.first(where: { !session.applies(to: $0.url) }) {
+            session.warnIfWithheld(from: elsewhere.url)
+        }
         let transport = AsyncHTTPClientTransport(configuration: try common.transportConfiguration())
-        // The header fields and Authorization are worked out once (a bad -H fails here, a password is asked once).
-        var template = URLRequest(url: batch.entries[0].url)
-        try common.apply(to: &template)
-        let (results, signal) = await BatchRun(
-            entries: batch.entries, concurrency: concurrency, timeout: timeout, headerFields: template.allHTTPHeaderFields ?? [:],
-            transport: transport, credential: try common.challengeCredential(), retryInterceptors: common.retryInterceptors
-        ).run()
+        // The header fields and Authorization are worked out once for the session's origin and once for the others
+        // (a bad -H fails here, a password is asked once).
+        var parts: [Bool: BatchRun.RequestParts] = [:]
+        let entryParts = try batch.entries.map { entry in
+            let applies = session?.applies(to: entry.url) ?? false
+            if let known = parts[applies] { return known }
+            let made = try BatchRun.RequestParts(common: session?.lending(to: common, for: entry.url) ?? common,
+                                                 sessionHeaders: session?.headers(for: entry.url) ?? [:], url: entry.url)
+            parts[applies] = made
+            return made
+        }
+        var run = BatchRun(
+            entries: batch.entries, requestParts: entryParts, concurrency: concurrency, timeout: timeout,
+            transport: transport, retryInterceptors: common.retryInterceptors, retryLimit: common.retry
+        )
+        run.cookieJar = session?.jar
+        run.cache = try kept.httpCache()
+        let (results, signal) = await run.run()
         try? await transport.shutdown()
+        try session?.save(given: common, for: sessionURL)
         print(BatchReport.table(results))
         let failed = results.filter { !$0.succeeded }.count
         if let signal {
@@ -91,17 +113,39 @@ struct BatchCommand: AsyncParsableCommand {
 
 /// The downloads of one batch on an `HTTPRequestOperationManager`'s queue.
 struct BatchRun {
+    /// What one download's request carries besides its URL.
+    struct RequestParts {
+        /// The header fields (the session's, `-H`, and the Authorization of `--bearer` or `--auth-type basic|bearer`).
+        let headerFields: [String: String]
+        /// `-u` (or the session's): the operation answers challenges from its own request's origin with it.
+        let credential: ChallengeCredential?
+
+        /// The parts `common` and the session's `sessionHeaders` give a request to `url`.
+        /// - Throws: ``CLIFailure`` (usage) for a malformed `-H` or `-u`.
+        init(common: CommonRequestOptions, sessionHeaders: [String: String], url: URL) throws {
+            var template = URLRequest(url: url)
+            for (name, value) in sessionHeaders { template.setValue(value, forHTTPHeaderField: name) }
+            try common.apply(to: &template)
+            headerFields = template.allHTTPHeaderFields ?? [:]
+            credential = try common.challengeCredential()
+        }
+    }
+
     let entries: [BatchFile.Entry]
+    /// The parts of each entry's request, in the same order.
+    let requestParts: [RequestParts]
     let concurrency: Int
     let timeout: TimeInterval
-    /// The header fields (`-H`, and the Authorization of `--bearer` or `--auth-type basic|bearer`) every request gets.
-    let headerFields: [String: String]
     /// The transport of the command's TLS, proxy and HTTP-version options.
     let transport: any HTTPTransport
-    /// `-u`: each operation answers challenges from its own request's origin with it.
-    let credential: ChallengeCredential?
     /// `--retry`'s policy, or none.
     let retryInterceptors: [any RequestInterceptor]
+    /// `--retry`'s value, for the line printed before each retry.
+    let retryLimit: Int
+    /// `--session`'s cookie jar; `nil` for the process's own (``CookieJar/processShared``).
+    var cookieJar: CookieJar?
+    /// `--cache`'s HTTP cache; `nil` for none.
+    var cache: HTTPCache?
 
     /// Runs every download and returns the results in file order, and the stop signal (SIGINT or
     /// SIGTERM) that cancelled the rest, if one came.
@@ -139,11 +183,12 @@ struct BatchRun {
         defer { NotificationCenter.default.removeObserver(startObserver) }
 
         let operations = entries.enumerated().map { index, entry -> HTTPRequestOperation in
+            let parts = requestParts[index]
             var request = URLRequest(url: entry.url)
             request.timeoutInterval = timeout
-            for (name, value) in headerFields { request.setValue(value, forHTTPHeaderField: name) }
+            for (name, value) in parts.headerFields { request.setValue(value, forHTTPHeaderField: name) }
             let resumeFile = BatchResumeFile(output: entry.output)
-            let archive = resumeFile.load(url: entry.url, headerFields: headerFields, timeout: timeout)
+            let archive = resumeFile.load(url: entry.url, headerFields: parts.headerFields, timeout: timeout)
             let record: @Sendable (HTTPRequestOperation, (any Error)?) -> Void = { operation, error in
                 let seconds = starts.withLock { $0[ObjectIdentifier(operation)] }.map { (ContinuousClock.now - $0).seconds } ?? 0
                 let status = operation.response?.statusCode
@@ -204,8 +249,16 @@ struct BatchRun {
             }
             operation.outputFileURL = entry.output
             operation.transport = transport
+            if let cookieJar { operation.cookieJar = cookieJar }
+            operation.cache = cache
             operation.interceptors = retryInterceptors
-            if let credential {
+            if !retryInterceptors.isEmpty {
+                let url = entry.url, limit = retryLimit
+                operation.setWillRetryBlock { event in
+                    display.printLine(CommonRequestOptions.retryLine(event, limit: limit) + " (\(url.absoluteString))")
+                }
+            }
+            if let credential = parts.credential {
                 let url = entry.url
                 operation.setWillSendRequestForAuthenticationChallengeBlock { challenge in
                     credential.answer(challenge, originalURL: url)

@@ -31,7 +31,7 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(name: [.customShort("o"), .customLong("output")], help: "The file to write (default: the name the server gives in Content-Disposition, else the URL's last path component, in the current directory).")
     var output: String?
 
-    @Flag(help: "Replace an existing file of the name chosen without -o (by default it is never overwritten).")
+    @Flag(help: "Replace an existing file of the name chosen without -o (by default it is never overwritten: the download is saved as NAME-1.EXT, NAME-2.EXT…).")
     var force = false
 
     @Flag(name: .customLong("continue"), help: "Resume an interrupted download of the same file (from FILE.courier-resume), or continue a partial FILE another program left, after its bytes (as curl -C - and wget -c do).")
@@ -44,10 +44,14 @@ struct DownloadCommand: AsyncParsableCommand {
     var maxTime: Double?
 
     @OptionGroup
+    var kept: SessionOptions
+
+    @OptionGroup
     var common: CommonRequestOptions
 
     func run() async throws {
         try common.check()
+        try kept.check()
         if let maxTime, !(maxTime > 0 && maxTime.isFinite) { throw CLIFailure.usage("--max-time must be a positive number of seconds") }
         let url = try DownloadCommand.httpURL(url)
         let files = DownloadFiles(output: output, url: url)
@@ -56,14 +60,15 @@ struct DownloadCommand: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CLIFailure.usage("the directory \(folder.path) does not exist")
         }
-        if output == nil, !resume, !force, FileManager.default.fileExists(atPath: files.output.path) {
-            throw CLIFailure.usage("\(files.output.path) exists; give -o, or --force to replace it")
-        }
+        var session = try kept.open(for: url)
+        session?.warnIfWithheld(from: url)
+        let common = session?.lending(to: self.common, for: url) ?? self.common
         var request = URLRequest(url: url)
         request.timeoutInterval = timeout
         // The file is the resource's own bytes, so that an interrupted download continues the same representation
         // and digests describe what is saved.
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        for (name, value) in session?.headers(for: url) ?? [:] { request.setValue(value, forHTTPHeaderField: name) }
         try common.apply(to: &request)
         var stored: DownloadResumeData?
         // Bytes another program left, continued without proof that they are the start of the server's file.
@@ -87,18 +92,25 @@ struct DownloadCommand: AsyncParsableCommand {
         }
         let transport = AsyncHTTPClientTransport(configuration: try common.transportConfiguration())
         var transfer = DownloadTransfer(files: files, timeout: timeout, transport: transport, credential: try common.challengeCredential())
+        if output == nil, !resume { transfer.serverNamed = ServerNamedTarget(urlNamed: files.output, replacesFiles: force) }
         transfer.maxTime = maxTime
         transfer.retry = common.retry
+        transfer.cookieJar = session?.jar
+        transfer.cache = try kept.httpCache()
         let outcome = try await transfer.run(request: request, resume: stored)
         try? await transport.shutdown()
+        if case .failed = outcome {} else {
+            // Whatever the server answered, its cookies are kept, as a request's are.
+            try session?.save(given: self.common, for: url)
+        }
         switch outcome {
-        case .finished(let response):
+        case .finished(let response, let saved):
             let check = IntegrityCheck(response: response)
             let verified: [String]
             do {
-                verified = try check.verify(files.output)
+                verified = try check.verify(saved)
             } catch let mismatch as IntegrityCheck.Mismatch {
-                throw CLIFailure(status: .verification, message: "\(files.output.path) failed verification: \(mismatch.message); the file was kept for inspection")
+                throw CLIFailure(status: .verification, message: "\(saved.path) failed verification: \(mismatch.message); the file was kept for inspection")
             }
             if let unprovenBytes, response.statusCode == 206 || response.statusCode == 416, !check.coversWholeFile {
                 FileHandle.standardError.write(Data("""
@@ -108,7 +120,9 @@ struct DownloadCommand: AsyncParsableCommand {
                     """.utf8))
             }
             files.removeLeftovers()
-            let saved = output == nil && !resume ? namedByServer(files.output, response: response) : files.output
+            if let wanted = transfer.serverNamed?.wantedName(for: response), wanted != saved.lastPathComponent {
+                FileHandle.standardError.write(Data("courier: \(wanted) is taken (a directory, or a file only --force replaces); saved as \(saved.lastPathComponent)\n".utf8))
+            }
             let size = (try? IntegrityCheck.size(of: saved)) ?? 0
             let checks = verified.isEmpty ? "nothing to verify against" : "verified " + verified.joined(separator: ", ")
             print("saved \(saved.path) (\(size) bytes; \(checks))")
@@ -126,29 +140,6 @@ struct DownloadCommand: AsyncParsableCommand {
         case .failed(let error):
             throw CLIFailure(status: .network, message: Self.describe(error))
         }
-    }
-
-    /// Moves the finished `file` to the name `Content-Disposition` proposes (sanitised), beside it, unless there is
-    /// none, it is the same, or a file of that name exists and `--force` was not given (then it stays, with a note).
-    private func namedByServer(_ file: URL, response: HTTPURLResponse) -> URL {
-        guard let name = ContentDispositionName.filename(in: response.value(forHTTPHeaderField: "Content-Disposition")),
-              name != file.lastPathComponent
-        else { return file }
-        let target = file.deletingLastPathComponent().appendingPathComponent(name)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: target.path, isDirectory: &isDirectory) {
-            guard force, !isDirectory.boolValue else {
-                let why = isDirectory.boolValue ? "is a directory" : "exists (--force replaces it)"
-                FileHandle.standardError.write(Data("courier: \(target.path), the server's name for it, \(why); kept as \(file.lastPathComponent)\n".utf8))
-                return file
-            }
-        }
-        // rename(2) replaces a file (never a directory) in one step.
-        guard rename(file.path, target.path) == 0 else {
-            FileHandle.standardError.write(Data("courier: cannot rename to \(target.path) (\(String(cString: strerror(errno)))); kept as \(file.lastPathComponent)\n".utf8))
-            return file
-        }
-        return target
     }
 
     /// The command line that continues this download, quoted for a POSIX shell.

@@ -10,9 +10,9 @@ import FoundationNetworking
 struct DownloadTransfer {
     /// How the run ended.
     enum Outcome {
-        /// The body is in `files.output` (2xx, or a 416 for a resumed download that was already
-        /// complete) — still to be verified.
-        case finished(HTTPURLResponse)
+        /// The body is in `savedAt` (2xx, or a 416 for a resumed download that was already complete) — still to be
+        /// verified.
+        case finished(HTTPURLResponse, savedAt: URL)
         /// The server answered with an error status; the error body was discarded.
         case httpError(HTTPURLResponse)
         /// A stop signal or `--max-time` cancelled the task; `keptBytes` is `nil` when nothing could be kept.
@@ -32,6 +32,8 @@ struct DownloadTransfer {
     }
 
     let files: DownloadFiles
+    /// Without `-o`: the name chosen from the response; `nil` saves to `files.output`.
+    var serverNamed: ServerNamedTarget?
     /// `--max-time`: seconds the whole download may take before it is stopped as Ctrl-C stops it; `nil` for no limit.
     var maxTime: TimeInterval?
     /// `--retry`: how many times a request that failed before its body (or got 408, 429, 5xx) is sent again.
@@ -41,12 +43,19 @@ struct DownloadTransfer {
     var transport: (any HTTPTransport)?
     /// `-u`, for challenges from the download's own origin.
     var credential: ChallengeCredential?
+    /// `--session`'s cookie jar; `nil` for a jar of this run only.
+    var cookieJar: CookieJar?
+    /// `--cache`'s HTTP cache: a fresh stored response is saved without a request, a stale one revalidated. `nil`
+    /// for none.
+    var cache: HTTPCache?
 
     /// Runs the download: `resume` continues an interrupted one, otherwise `request` starts afresh.
     func run(request: URLRequest, resume: DownloadResumeData?) async throws -> Outcome {
         var configuration = SessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.transport = transport
+        if let cookieJar { configuration.httpCookieStorage = cookieJar }
+        configuration.urlCache = cache
         if retry > 0 { configuration.interceptors = [RetryPolicy(retryLimit: retry, budget: nil)] }
         let manager = URLSessionManager(configuration: configuration)
         manager.completionQueue = DispatchQueue(label: "courier.download.completion")
@@ -72,11 +81,21 @@ struct DownloadTransfer {
 
         let errorBody = FileManager.default.temporaryDirectory.appendingPathComponent("courier-error-\(UUID().uuidString)")
         let output = files.output
+        let serverNamed = self.serverNamed
         let resuming = resume != nil
+        let saved = Mutex<URL?>(nil)
         let destination: DownloadTask.Destination = { _, response in
             guard let status = (response as? HTTPURLResponse)?.statusCode, Self.isFile(status: status, resuming: resuming) else { return errorBody }
-            try? FileManager.default.removeItem(at: output)
-            return output
+            guard let target = serverNamed?.file(for: response) else {
+                // -o (or --continue): that file is the one asked for, replaced as curl -o replaces it.
+                try? FileManager.default.removeItem(at: output)
+                saved.withLock { $0 = output }
+                return output
+            }
+            // A file that exists at the chosen name is one --force replaces.
+            try? FileManager.default.removeItem(at: target)
+            saved.withLock { $0 = target }
+            return target
         }
         let stored = Mutex<Result<Int64, any Error>?>(nil)
         let target = Mutex<DownloadTask?>(nil)
@@ -163,7 +182,7 @@ struct DownloadTransfer {
             return .httpError(http)
         }
         display.finish()
-        return .finished(http)
+        return .finished(http, savedAt: saved.withLock { $0 } ?? output)
     }
 
     /// Whether a final response with `status` produced the file: a 2xx, or when resuming a 416

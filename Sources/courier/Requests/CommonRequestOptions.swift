@@ -23,7 +23,7 @@ struct CommonRequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Send Authorization: Bearer <token>.", valueName: "token"))
     var bearer: String?
 
-    @Option(help: ArgumentHelp("Retry a failed request up to n times (transient errors; 408, 429, 500, 502, 503, 504; idempotent methods), with backoff and Retry-After (up to 30 s); each retry is printed on stderr (batch retries without a line). A download cut off midway is not retried: --continue takes it up. Default 0.", valueName: "n"))
+    @Option(help: ArgumentHelp("Retry a failed request up to n times (transient errors; 408, 429, 500, 502, 503, 504; idempotent methods), with backoff and Retry-After (up to 30 s); each retry is printed on stderr. A download cut off midway is not retried: --continue takes it up. Default 0.", valueName: "n"))
     var retry = 0
 
     @Flag(name: .customLong("http1.1"), help: "Speak HTTP/1.1 only.")

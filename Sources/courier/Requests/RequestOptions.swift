@@ -42,14 +42,8 @@ struct RequestOptions: ParsableArguments {
     @Flag(help: "Exit with 3 when the response status is 400 or above.")
     var checkStatus = false
 
-    @Option(help: ArgumentHelp("Keep cookies, the -u credential and custom headers between runs in this session: a name (kept per host under ~/.config/courier/sessions) or a path to a JSON file (mode 0600).", valueName: "name|path"))
-    var session: String?
-
-    @Option(help: ArgumentHelp("Use a session like --session, without writing back what this run changed.", valueName: "name|path"))
-    var sessionReadOnly: String?
-
-    @Option(help: ArgumentHelp("Keep responses in an HTTP cache in this directory (RFC 9111), so a fresh response is not fetched again by a later run. Default: no cache.", valueName: "directory"))
-    var cache: String?
+    @OptionGroup
+    var kept: SessionOptions
 
     @OptionGroup(title: "Output")
     var display: DisplayOptions
@@ -57,13 +51,12 @@ struct RequestOptions: ParsableArguments {
     @OptionGroup
     var common: CommonRequestOptions
 
-
     /// Checks the values argument-parser cannot (run-time, so that the message is one line).
     /// - Throws: ``CLIFailure`` (usage).
     func check() throws {
         guard maxRedirects >= 0 else { throw CLIFailure.usage("--max-redirects must be 0 or more") }
         guard timeout > 0, timeout.isFinite else { throw CLIFailure.usage("--timeout must be a positive number of seconds") }
-        if session != nil, sessionReadOnly != nil { throw CLIFailure.usage("give --session or --session-read-only, not both") }
+        try kept.check()
         if let maxTime, !(maxTime > 0 && maxTime.isFinite) { throw CLIFailure.usage("--max-time must be a positive number of seconds") }
         try common.check()
     }

@@ -14,27 +14,11 @@ struct RequestRunner {
         try options.check()
         let items = try options.items.map(RequestItem.init(parsing:))
         let body = try BodyInput.read(raw: options.raw, contentType: options.contentType, ignoringStandardInput: options.ignoreStdin)
-        let sessionURL = try (options.session ?? options.sessionReadOnly).map {
-            try SessionFile.location(of: $0, for: URL(string: options.url))
-        }
-        var session = try sessionURL.map(SessionFile.load(from:))
         let requestURL = URL(string: options.url)
-        // The session's credential and header fields go to the origin it was made for only.
-        let sessionApplies = session?.isForOrigin(of: requestURL, named: !(options.session ?? options.sessionReadOnly ?? "").contains("/")) ?? false
-        if let session, !sessionApplies, session.auth != nil || !session.headers.isEmpty {
-            FileHandle.standardError.write(Data("""
-                courier: the session \(sessionURL?.path ?? "") was made for \(session.origin ?? "another host"); \
-                its credential and header fields are not sent to \(SessionFile.origin(of: requestURL) ?? options.url)
-
-                """.utf8))
-        }
-        // A -u on the command line replaces the session's; without one, the session's is used.
-        var common = options.common
-        if common.user == nil, sessionApplies, let auth = session?.auth {
-            common.user = auth.user
-            common.authType = auth.type.flatMap(CommonRequestOptions.AuthenticationType.init(rawValue:))
-        }
-        let request = try buildRequest(items: items, body: body, common: common, sessionHeaders: sessionApplies ? session?.headers ?? [:] : [:])
+        var session = try options.kept.open(for: requestURL)
+        session?.warnIfWithheld(from: requestURL)
+        let common = session?.lending(to: options.common, for: requestURL) ?? options.common
+        let request = try buildRequest(items: items, body: body, common: common, sessionHeaders: session?.headers(for: requestURL) ?? [:])
         let isTerminal = DisplayOptions.standardOutputIsTerminal
         let selection = try options.display.selection(verbose: options.verbose, standardOutputIsTerminal: isTerminal)
         let printer = ResponsePrinter(
@@ -61,17 +45,11 @@ struct RequestRunner {
         printer.printRequest(request, head: selection.requestHead, body: selection.requestBody)
         if options.display.offline { return }
 
-        let cache: HTTPCache?
-        do {
-            cache = try options.cache.map { try HTTPCache(directory: URL(fileURLWithPath: $0)) }
-        } catch {
-            throw CLIFailure.usage("--cache: \(error)")
-        }
+        let cache = try options.kept.httpCache()
         let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
         var configuration = ExchangeConfiguration(transport: transport)
         configuration.cache = cache
-        let jar = try session?.cookieJar() ?? CookieJar()
-        configuration.cookieJar = jar
+        configuration.cookieJar = session?.jar ?? CookieJar()
         configuration.followsRedirects = options.follow
         configuration.maximumRedirects = options.maxRedirects
         if let credential {
@@ -113,18 +91,11 @@ struct RequestRunner {
         do {
             let result = try outcome.get()
             try await printResponse(result, output: output, printer: printer, selection: selection)
-            if let sessionURL, options.session != nil {
-                let itemHeaders = items.compactMap { item -> HeaderOption? in
-                    guard case .header(let name, let value) = item else { return nil }
-                    return HeaderOption(name: name, value: value)
-                }
-                try session?.update(
-                    jar: jar, headers: try options.common.header.map(HeaderOption.init(parsing:)) + itemHeaders,
-                    auth: options.common.user.map { SessionFile.Auth(user: $0, type: options.common.authType?.rawValue) },
-                    origin: SessionFile.origin(of: requestURL)
-                )
-                try session?.write(to: sessionURL)
+            let itemHeaders = items.compactMap { item -> HeaderOption? in
+                guard case .header(let name, let value) = item else { return nil }
+                return HeaderOption(name: name, value: value)
             }
+            try session?.save(given: options.common, itemHeaders: itemHeaders, for: requestURL)
             try? await transport.shutdown()
             if options.checkStatus && result.response.statusCode >= 400 {
                 throw CLIFailure(status: .httpError, message: "HTTP \(result.response.statusCode) from \(result.request.url?.absoluteString ?? options.url)")

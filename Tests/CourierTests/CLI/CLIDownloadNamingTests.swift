@@ -105,27 +105,49 @@ struct CLIDownloadNamingTests {
         try Data("keep".utf8).write(to: directory.appendingPathComponent("main.swift"))
         let outcome = try await Self.download(#"attachment; filename="src""#, in: folder, ["--force"])
         #expect(outcome.status == 0, "\(outcome.standardError)")
-        #expect(outcome.standardError.contains("is a directory"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("src is taken"), "\(outcome.standardError)")
         #expect(try Data(contentsOf: directory.appendingPathComponent("main.swift")) == Data("keep".utf8))
+        #expect(outcome.standardOutput.contains("saved \(folder.appendingPathComponent("src-1").path)"), "\(outcome.standardOutput)")
     }
 
+    /// Without `-o` the name is chosen once the response is there: a taken one gets `-1`, `-2`… (as HTTPie), a file
+    /// of the URL's name is no obstacle (nor replaced, even with `--force`) when the server names the file otherwise.
     @Test func anExistingFileIsNotOverwrittenWithoutForce() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let existing = folder.appendingPathComponent("report.csv")
         try Data("mine".utf8).write(to: existing)
+        let urlNamed = folder.appendingPathComponent("response-headers")
+        try Data("mine too".utf8).write(to: urlNamed)
+
         let kept = try await Self.download(#"attachment; filename="report.csv""#, in: folder)
         #expect(kept.status == 0, "\(kept.standardError)")
         #expect(try Data(contentsOf: existing) == Data("mine".utf8), "the user's file is untouched")
-        #expect(kept.standardError.contains("exists"), "\(kept.standardError)")
-        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("response-headers").path), "kept under the URL's name")
+        #expect(kept.standardError.contains("report.csv is taken"), "\(kept.standardError)")
+        #expect(kept.standardOutput.contains("saved \(folder.appendingPathComponent("report-1.csv").path)"), "\(kept.standardOutput)")
+        let second = try await Self.download(#"attachment; filename="report.csv""#, in: folder)
+        #expect(second.standardOutput.contains("saved \(folder.appendingPathComponent("report-2.csv").path)"), "\(second.standardOutput)")
 
-        let again = try await Self.download(#"attachment; filename="other.csv""#, in: folder)
-        #expect(again.status == 2, "the URL's name exists now: \(again.standardError)")
+        let other = try await Self.download(#"attachment; filename="other.csv""#, in: folder, ["--force"])
+        #expect(other.status == 0, "the URL's name is taken, the server's is not: \(other.standardError)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("other.csv").path))
+        #expect(try Data(contentsOf: urlNamed) == Data("mine too".utf8), "the file of the URL's name is untouched")
+
+        let byURL = try await Self.download("inline", in: folder)
+        #expect(byURL.standardOutput.contains("saved \(folder.appendingPathComponent("response-headers-1").path)"), "\(byURL.standardOutput)")
+        #expect(try Data(contentsOf: urlNamed) == Data("mine too".utf8))
 
         let forced = try await Self.download(#"attachment; filename="report.csv""#, in: folder, ["--force"])
         #expect(forced.status == 0, "\(forced.standardError)")
         #expect(try Data(contentsOf: existing) != Data("mine".utf8))
+    }
+
+    @Test(arguments: [("report.csv", "report-1.csv"), ("archive.tar.gz", "archive.tar-1.gz"), ("README", "README-1"), (".profile", ".profile-1")])
+    func aTakenNameGetsANumber(name: String, expected: String) throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data().write(to: folder.appendingPathComponent(name))
+        #expect(ServerNamedTarget.firstFreeName(beside: folder.appendingPathComponent(name)).lastPathComponent == expected)
     }
 
     @Test func itemsReadFromFiles() async throws {

@@ -62,6 +62,37 @@ struct CLISessionTests {
         #expect(resent["Authorization"] == "Basic " + Data("ann:pa55".utf8).base64EncodedString())
     }
 
+    /// `download` and `batch` take `--session` as requests do: its cookies and credential go with them, and the
+    /// cookies they receive are kept.
+    @Test func downloadsAndBatchesUseAndKeepTheSession() async throws {
+        let folder = try Fixtures.temporaryDirectory("cli-session-download")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("session.json").path
+        let first = try await Self.courier(["get", "--session", file, "-u", "ann:pa55", "-H", "X-Team: blue", try Self.url("/cookies/set?flavour=oat")])
+        #expect(first.status == 0, "\(first.standardError)")
+
+        let cookies = folder.appendingPathComponent("cookies.json")
+        let download = try await Self.courier(["download", "--session", file, "-o", cookies.path, try Self.url("/cookies/set?topping=fig")])
+        #expect(download.status == 0, "\(download.standardError)")
+        #expect((try SessionFixtures.json(try Data(contentsOf: cookies))["cookies"] as? [String: String]) == ["flavour": "oat", "topping": "fig"])
+        let secret = folder.appendingPathComponent("secret.json")
+        let authenticated = try await Self.courier(["download", "--session", file, "-o", secret.path, try Self.url("/basic-auth/ann/pa55")])
+        #expect(authenticated.status == 0, "the session's credential answered the download's challenge: \(authenticated.standardError)")
+
+        let list = folder.appendingPathComponent("list.txt")
+        try Data("\(try Self.url("/cookies"))\tjar.json\n\(try Self.url("/basic-auth/ann/pa55"))\tauth.json\n\(try Self.url("/headers"))\thead.json\n".utf8)
+            .write(to: list)
+        let batch = try await Self.courier(["batch", list.path, "--output-dir", folder.path, "--session-read-only", file])
+        #expect(batch.status == 0, "\(batch.standardOutput)\(batch.standardError)")
+        let jar = try SessionFixtures.json(try Data(contentsOf: folder.appendingPathComponent("jar.json")))
+        #expect((jar["cookies"] as? [String: String]) == ["flavour": "oat", "topping": "fig"], "the download's cookie was kept: \(jar)")
+        let head = try SessionFixtures.json(try Data(contentsOf: folder.appendingPathComponent("head.json")))
+        #expect((head["headers"] as? [String: String])?["X-Team"] == "blue", "\(head)")
+
+        let without = try await Self.courier(["download", "-o", folder.appendingPathComponent("none.json").path, try Self.url("/basic-auth/ann/pa55")])
+        #expect(without.status == 3, "without the session there is no credential: \(without.standardError)")
+    }
+
     @Test func aReadOnlySessionIsNotWritten() async throws {
         let file = Fixtures.temporaryFile("cli-session-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }

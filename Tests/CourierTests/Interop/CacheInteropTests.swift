@@ -99,6 +99,34 @@ struct NginxCacheTests {
         #expect(second.standardError.contains("answered from the cache"))
         #expect(try await Self.log(probe, count: 1).count == 1)
     }
+
+    @Test("courier download and batch --cache DIR: later processes save the cached bytes without a request")
+    func diskCacheServesDownloadsAndBatches() async throws {
+        let ca = try #require(NginxServer.environment["COURIER_NGINX_CA"])
+        let folder = try Fixtures.temporaryDirectory("cli-cache-download")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cache = folder.appendingPathComponent("cache").path
+        let probe = NginxInterop.probe()
+        let url = try NginxInterop.url("cache/expires/a.txt", probe: probe).absoluteString
+        let first = folder.appendingPathComponent("first.txt"), second = folder.appendingPathComponent("second.txt")
+        let fetched = try await CLIRequestTests.courier(["download", "--cacert", ca, "--cache", cache, "-o", first.path, url])
+        let cached = try await CLIRequestTests.courier(["download", "--cacert", ca, "--cache", cache, "-o", second.path, url])
+        #expect(fetched.status == 0 && cached.status == 0, "\(fetched.standardError) \(cached.standardError)")
+        let bytes = try Data(contentsOf: first)
+        let again = try Data(contentsOf: second)
+        #expect(!bytes.isEmpty && again == bytes)
+
+        let list = folder.appendingPathComponent("list.txt")
+        try Data("\(url)\tthird.txt\n".utf8).write(to: list)
+        let batch = try await CLIRequestTests.courier(["batch", list.path, "--output-dir", folder.path, "--cacert", ca, "--cache", cache])
+        #expect(batch.status == 0, "\(batch.standardOutput)\(batch.standardError)")
+        #expect(try Data(contentsOf: folder.appendingPathComponent("third.txt")) == bytes)
+        #expect(try await Self.log(probe, count: 1).count == 1, "the second download and the batch were answered from the cache")
+
+        let uncached = try await CLIRequestTests.courier(["download", "--cacert", ca, "-o", folder.appendingPathComponent("fourth.txt").path, url])
+        #expect(uncached.status == 0, "\(uncached.standardError)")
+        #expect(try await Self.log(probe, count: 2).count == 2, "without --cache the download is fetched")
+    }
 }
 
 @Suite(
