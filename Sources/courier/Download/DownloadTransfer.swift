@@ -121,7 +121,8 @@ struct DownloadTransfer {
         if let resume {
             display.printLine("continuing \(resume.url.absoluteString) after \(resume.resumption.offset) bytes into \(files.output.path)")
         } else {
-            display.printLine("downloading \(request.url?.absoluteString ?? "") into \(files.output.path)")
+            let into = serverNamed.map { "\($0.urlNamed.deletingLastPathComponent().path)/ (named by the response)" } ?? files.output.path
+            display.printLine("downloading \(request.url?.absoluteString ?? "") into \(into)")
         }
         let (response, error): (URLResponse?, (any Error)?) = try await withCheckedThrowingContinuation { continuation in
             let completion: DownloadTask.CompletionHandler = { response, _, error in

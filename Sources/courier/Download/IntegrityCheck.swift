@@ -10,49 +10,21 @@ import FoundationNetworking
 /// the bytes of this response only (after the resumed offset of a 206).
 struct IntegrityCheck: Equatable {
     /// A digest algorithm Courier can check.
-    enum Algorithm: String, Equatable, CaseIterable {
-        case md5 = "md5", sha256 = "sha-256", sha512 = "sha-512"
-    }
+    typealias Algorithm = DigestAlgorithm
 
     /// One digest to compare.
-    struct Digest: Equatable {
-        /// The header it came from, e.g. "Repr-Digest".
-        let header: String
-        let algorithm: Algorithm
-        let expected: Data
-        /// The first byte of the file it covers: 0 for the whole file.
-        let from: Int64
-    }
+    typealias Digest = DigestPromise
 
     /// The size the finished file must have, when the response said.
     let expectedSize: Int64?
     /// The digests to compare, in header order.
     let digests: [Digest]
 
-    /// Reads the promises of `response`.
+    /// Reads the promises of `response` (parsed by ``DigestFieldParser``).
     init(response: HTTPURLResponse) {
-        let contentLength = response.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
-        var responseStart: Int64 = 0
-        let range = response.value(forHTTPHeaderField: "Content-Range").flatMap(Self.contentRange)
-        if response.statusCode == 206, let range, let start = range.start {
-            expectedSize = range.total
-            responseStart = start
-        } else if response.statusCode == 416, let range {
-            // A resumed download that was already complete: the total is the whole file.
-            expectedSize = range.total
-        } else {
-            expectedSize = contentLength
-        }
-        var digests: [Digest] = []
-        for (header, from) in [("Repr-Digest", Int64(0)), ("Content-Digest", responseStart)] {
-            guard let value = response.value(forHTTPHeaderField: header) else { continue }
-            digests += Self.structuredDigests(value).map { Digest(header: header, algorithm: $0.algorithm, expected: $0.value, from: from) }
-        }
-        if let value = response.value(forHTTPHeaderField: "Content-MD5"),
-           let expected = Data(base64Encoded: value.trimmingCharacters(in: .whitespaces)), expected.count == 16 {
-            digests.append(Digest(header: "Content-MD5", algorithm: .md5, expected: expected, from: responseStart))
-        }
-        self.digests = digests
+        let promises = DigestFieldParser.promises(status: response.statusCode) { response.value(forHTTPHeaderField: $0) }
+        expectedSize = promises.expectedSize
+        digests = promises.digests
     }
 
     /// Whether a digest covers the file from its first byte (`Repr-Digest`, or a digest of a response that was the
@@ -86,31 +58,15 @@ struct IntegrityCheck: Equatable {
     }
 
     /// The members of an RFC 9530 `Repr-Digest`/`Content-Digest` dictionary that Courier can check
-    /// (`sha-256=:base64:`, `sha-512=:base64:`); unknown algorithms and malformed members are skipped.
+    /// (see ``DigestFieldParser/structuredDigests(_:)``).
     static func structuredDigests(_ value: String) -> [(algorithm: Algorithm, value: Data)] {
-        value.split(separator: ",").compactMap { member in
-            let parts = member.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2,
-                  let algorithm = Algorithm(rawValue: parts[0].trimmingCharacters(in: .whitespaces).lowercased()),
-                  algorithm != .md5 else { return nil }
-            var encoded = parts[1].trimmingCharacters(in: .whitespaces)
-            if let semicolon = encoded.firstIndex(of: ";") { encoded = String(encoded[..<semicolon]) }   // parameters
-            guard encoded.count >= 2, encoded.hasPrefix(":"), encoded.hasSuffix(":"),
-                  let data = Data(base64Encoded: String(encoded.dropFirst().dropLast())) else { return nil }
-            return (algorithm, data)
-        }
+        DigestFieldParser.structuredDigests(value)
     }
 
-    /// `bytes start-end/total` → (start, total), `bytes */total` → (nil, total); `nil` for an
-    /// unknown total or a malformed value.
+    /// `bytes start-end/total` → (start, total), `bytes */total` → (nil, total) (see
+    /// ``DigestFieldParser/contentRange(_:)``).
     static func contentRange(_ value: String) -> (start: Int64?, total: Int64)? {
-        let trimmed = value.trimmingCharacters(in: .whitespaces)
-        guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
-        let halves = trimmed.dropFirst(6).split(separator: "/")
-        guard halves.count == 2, let total = Int64(halves[1].trimmingCharacters(in: .whitespaces)) else { return nil }
-        if halves[0].trimmingCharacters(in: .whitespaces) == "*" { return (nil, total) }
-        guard let start = halves[0].split(separator: "-").first.flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }) else { return nil }
-        return (start, total)
+        DigestFieldParser.contentRange(value)
     }
 
     /// The size of `file` in bytes.
