@@ -3,13 +3,15 @@ import PackageDescription
 
 // libFuzzer targets for the parsers and checks Courier writes itself. Their sources are symlinks to the
 // files in ../Sources/Courier (the same files, not copies). FuzzRequestURL also links AsyncHTTPClient: it
-// drives URLs up to the engine's request type.
+// drives URLs up to the engine's request type. FuzzCacheEntry links swift-crypto (already built for
+// AsyncHTTPClient): the cache's entry files end in a SHA-256.
 // Build: swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 // See README.md.
 let package = Package(
     name: "CourierFuzz",
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
     ],
     targets: [
         .target(name: "FuzzDriver"),
@@ -22,6 +24,13 @@ let package = Package(
         .executableTarget(name: "FuzzChallenge", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzResumeData", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzNetlink", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "FuzzQueryString", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "FuzzMultipart", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "FuzzIntegrityHeader", dependencies: ["FuzzDriver"]),
+        .executableTarget(
+            name: "FuzzCacheEntry",
+            dependencies: ["FuzzDriver", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .executableTarget(
             name: "FuzzRequestURL",
             dependencies: ["FuzzDriver", .product(name: "AsyncHTTPClient", package: "async-http-client")]

@@ -22,7 +22,7 @@ struct DigestPromise: Equatable {
 enum DigestFieldParser {
     /// The size and digests promised by a response of `status` whose header fields `field` looks up by name.
     static func promises(status: Int, field: (String) -> String?) -> (expectedSize: Int64?, digests: [DigestPromise]) {
-        let contentLength = field("Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        let contentLength = field("Content-Length").flatMap(number)
         var responseStart: Int64 = 0
         let expectedSize: Int64?
         let range = field("Content-Range").flatMap(contentRange)
@@ -64,14 +64,22 @@ enum DigestFieldParser {
     }
 
     /// `bytes start-end/total` → (start, total), `bytes */total` → (nil, total); `nil` for an
-    /// unknown total or a malformed value.
+    /// unknown total or a malformed value: numbers are plain decimals, and `start <= end < total`.
     static func contentRange(_ value: String) -> (start: Int64?, total: Int64)? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
-        let halves = trimmed.dropFirst(6).split(separator: "/")
-        guard halves.count == 2, let total = Int64(halves[1].trimmingCharacters(in: .whitespaces)) else { return nil }
+        let halves = trimmed.dropFirst(6).split(separator: "/", omittingEmptySubsequences: false)
+        guard halves.count == 2, let total = number(halves[1]) else { return nil }
         if halves[0].trimmingCharacters(in: .whitespaces) == "*" { return (nil, total) }
-        guard let start = halves[0].split(separator: "-").first.flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) }) else { return nil }
+        let bounds = halves[0].split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, let start = number(bounds[0]), let end = number(bounds[1]), start <= end, end < total else { return nil }
         return (start, total)
+    }
+
+    /// A length or position: decimal digits only (white space around them allowed) that fit `Int64`.
+    static func number<Text: StringProtocol>(_ text: Text) -> Int64? {
+        let digits = text.trimmingCharacters(in: .whitespaces)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int64(digits)
     }
 }

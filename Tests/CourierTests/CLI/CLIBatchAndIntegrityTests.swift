@@ -74,6 +74,18 @@ struct CLIBatchAndIntegrityTests {
         #expect(IntegrityCheck(response: try Self.response(200, ["Content-MD5": "short"])).digests.isEmpty)
     }
 
+    /// Found by `FuzzIntegrityHeader`: these once gave a start past the total, a negative total or a start read from
+    /// `-5`, so a download promised a size or a digest range that cannot exist.
+    @Test(arguments: ["bytes 649/10", "bytes */-1", "bytes -5-9/10", "bytes 6-9/9", "bytes 9-6/10", "bytes +6-9/10", "bytes 6-9/1 0", "bytes 6-9/"])
+    func aMalformedContentRangeIsNoPromise(value: String) {
+        #expect(IntegrityCheck.contentRange(value) == nil)
+    }
+
+    @Test func aWellFormedContentRangeIsRead() {
+        #expect(IntegrityCheck.contentRange("bytes 6-9/10").map { [$0.start, $0.total] } == [6, 10])
+        #expect(IntegrityCheck.contentRange(" bytes */10 ").map { [$0.start, $0.total] } == [nil, 10])
+    }
+
     @Test func verificationComparesSizeThenEachDigestOverItsRange() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-integrity-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }

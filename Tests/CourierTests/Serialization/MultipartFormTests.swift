@@ -47,6 +47,20 @@ struct MultipartFormTests {
         #expect(request.value(forHTTPHeaderField: "User-Agent") != nil)
     }
 
+    /// Found by `FuzzMultipart`: a line break in a header given to the form ended the part's header line, and a quote
+    /// joined to a combining mark (one `Character`) slipped past the quoting of a file name.
+    @Test func noHeaderOrNameCanEndItsLineOrQuoteEarly() throws {
+        let request = try HTTPRequestSerializer().multipartFormRequest(method: "POST", urlString: "https://example.com/upload", parameters: nil) { form in
+            form.appendPart(withHeaders: ["X-Note": "a\r\nX-Injected: 1", "Content-Disposition": "form-data; name=\"raw\""], body: Data("x".utf8))
+            form.appendPart(withFileData: Data("y".utf8), name: "file", fileName: "a\"\u{64B}; evil=1.txt", mimeType: "text/plain\r\nX-Type: 2")
+        }
+        let produced = String(decoding: try body(of: request), as: UTF8.self)
+        #expect(produced.contains("X-Note: a%0D%0AX-Injected: 1\r\n"), "\(produced.debugDescription)")
+        #expect(produced.contains("Content-Type: text/plain%0D%0AX-Type: 2\r\n"), "\(produced.debugDescription)")
+        #expect(produced.contains("filename=\"a%22\u{64B}; evil=1.txt\""), "\(produced.debugDescription)")
+        #expect(!produced.contains("\r\nX-Injected") && !produced.contains("\r\nX-Type"))
+    }
+
     @Test func contentLengthMatchesTheBytesProducedForEveryReadSize() throws {
         let directory = try Support.makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

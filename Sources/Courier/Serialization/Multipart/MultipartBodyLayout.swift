@@ -5,7 +5,9 @@ import Foundation
 ///
 /// Wire format, for parts P1…Pn and boundary B:
 /// `--B\r\n<headers P1>\r\n<body P1>\r\n--B\r\n<headers P2>\r\n<body P2>…\r\n--B--\r\n`,
-/// each header written `Name: value\r\n`.
+/// each header written `Name: value\r\n`, with any CR or LF in the name or value written `%0D` or `%0A` (as
+/// ``MultipartPart/contentDisposition(name:fileName:)`` writes them in names), so that no header given to a form can
+/// end its line, or the part's headers, early.
 struct MultipartBodyLayout {
     enum Segment {
         case bytes(Data)
@@ -32,7 +34,7 @@ struct MultipartBodyLayout {
         var segments: [Segment] = []
         for (index, part) in parts.enumerated() {
             var prefix = index == 0 ? "--\(boundary)\r\n" : "\r\n--\(boundary)\r\n"
-            for header in part.headers { prefix += "\(header.name): \(header.value)\r\n" }
+            for header in part.headers { prefix += "\(Self.withoutLineBreaks(header.name)): \(Self.withoutLineBreaks(header.value))\r\n" }
             prefix += "\r\n"
             segments.append(.bytes(Data(prefix.utf8)))
             switch part.source {
@@ -43,6 +45,11 @@ struct MultipartBodyLayout {
         }
         if !parts.isEmpty { segments.append(.bytes(Data("\r\n--\(boundary)--\r\n".utf8))) }
         self.segments = segments
+    }
+
+    /// `text` with every CR written `%0D` and every LF `%0A`.
+    static func withoutLineBreaks(_ text: String) -> String {
+        MultipartPart.percentEscaped(text, quotes: false)
     }
 }
 

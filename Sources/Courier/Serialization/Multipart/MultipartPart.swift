@@ -24,9 +24,24 @@ struct MultipartPart {
     }
 
     private static func quoted(_ text: String) -> String {
-        text.replacingOccurrences(of: "\"", with: "%22")
-            .replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+        percentEscaped(text, quotes: true)
+    }
+
+    /// `text` with every CR written `%0D`, every LF `%0A` and, with `quotes`, every `"` `%22`. Works scalar by
+    /// scalar: `replacingOccurrences(of:with:)` compares `Character`s, so it would leave a quote or line break that a
+    /// combining mark joins into one character (`"` + U+064B) as it is, ending a quoted string or a header line.
+    static func percentEscaped(_ text: String, quotes: Bool) -> String {
+        guard text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || (quotes && $0 == 0x22) }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"" where quotes: result += "%22"
+            case "\r": result += "%0D"
+            case "\n": result += "%0A"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 }
 

@@ -1,0 +1,1 @@
+../../../Sources/Courier/Cache/CacheControl.swift

@@ -1,0 +1,1 @@
+../../../Sources/Courier/Cache/CachedEntryFile.swift

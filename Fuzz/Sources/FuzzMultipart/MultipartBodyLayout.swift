@@ -1,0 +1,1 @@
+../../../Sources/Courier/Serialization/Multipart/MultipartBodyLayout.swift

@@ -1,0 +1,1 @@
+../../../Sources/Courier/Serialization/Multipart/MultipartFormData.swift
