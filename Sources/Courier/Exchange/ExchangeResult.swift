@@ -42,7 +42,7 @@ public struct ExchangeMetrics: Sendable {
         /// When the response head arrived.
         public var responseStart: Date?
         /// How many times the transport sent this request again on a new connection because a reused one was
-        /// closed before answering (0 or 1; see ``TransportResponse/staleConnectionRetries``).
+        /// closed before answering (0 to 3; see ``TransportResponse/staleConnectionRetries``).
         public var staleConnectionRetries = 0
         /// When the response body ended (or was abandoned for a follow-up).
         public var responseEnd: Date?

@@ -52,7 +52,7 @@ public struct SessionTaskMetrics: Sendable {
         /// When the response body ended.
         public let responseEndDate: Date?
         /// How many times this request was sent again on a new connection because the reused connection it first
-        /// went out on was closed before answering (0 or 1). Not in `URLSessionTaskTransactionMetrics`.
+        /// went out on was closed before answering (0 to 3). Not in `URLSessionTaskTransactionMetrics`.
         public let staleConnectionRetries: Int
     }
 

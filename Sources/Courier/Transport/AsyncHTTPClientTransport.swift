@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import Synchronization
@@ -52,7 +53,32 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// a token, a value with CR, LF, NUL or another control character, or a section over 64 KiB fails with
     /// ``RequestHeaderError``. An idempotent request whose body can be sent
     /// again is retried once on a new connection when a reused HTTP/1.1 connection was closed before any byte of its
-    /// response arrived (``TransportResponse/staleConnectionRetries`` counts it).
+    /// response arrived, or its HTTP/2 stream was refused or dropped by a GOAWAY before its response began
+    /// (``TransportResponse/staleConnectionRetries`` counts it).
+    /// The failure before any byte of the response as a request that can go again on a new connection, or `nil`:
+    /// - a reused HTTP/1.1 connection the server closed (``ResponseHeadGuard``'s error);
+    /// - a pooled connection whose close the engine had not yet seen, so the write failed ("I/O on closed channel")
+    ///   and nothing reached the server;
+    /// - an HTTP/2 stream refused (`REFUSED_STREAM`) or dropped by a GOAWAY (SwiftNIO closes the streams above its
+    ///   last stream ID with `CANCEL`; nginx sends one after `keepalive_requests`, 1,000 by default): RFC 9113,
+    ///   section 6.8, says the server did not process them;
+    /// - `HTTPClientError.cancelled` when nobody here cancelled (`cancelledHere`): AsyncHTTPClient's answer to a
+    ///   request it handed to an HTTP/2 connection that was already closing, unsent.
+    static func unanswered(_ error: any Error, cancelledHere: Bool) -> StaleConnectionError? {
+        switch error {
+        case let stale as StaleConnectionError:
+            return stale
+        case let closed as ChannelError where closed == .ioOnClosedChannel:
+            return StaleConnectionError(underlying: closed)
+        case let closed as NIOHTTP2Errors.StreamClosed where closed.errorCode == .refusedStream || closed.errorCode == .cancel:
+            return StaleConnectionError(underlying: closed, wasNeverSent: true)
+        case let dropped as HTTPClientError where dropped == .cancelled && !cancelledHere:
+            return StaleConnectionError(underlying: dropped, wasNeverSent: true)
+        default:
+            return nil
+        }
+    }
+
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         let url = request.url
         let target: RequestURLCheck.Target
@@ -65,16 +91,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             throw error.urlError(for: url)
         }
         try RequestHeaderCheck.check(request.headers)
-        do {
-            return try await attempt(request, target: target, staleConnectionRetries: 0)
-        } catch let stale as StaleConnectionError {
-            guard Self.canSendAgain(request) else { throw TransportError.urlError(for: stale, url: url) }
-            var again = request
-            again.didSendBodyBytes = Self.skippingFirst(stale.bodyBytesReported, of: request.didSendBodyBytes)
+        var current = request
+        var retries = 0
+        while true {
             do {
-                return try await attempt(again, target: target, staleConnectionRetries: 1)
+                return try await attempt(current, target: target, staleConnectionRetries: retries)
             } catch let stale as StaleConnectionError {
-                throw TransportError.urlError(for: stale, url: url)
+                guard retries < stale.retryLimit, Self.canSendAgain(request) else { throw TransportError.urlError(for: stale, url: url) }
+                current.didSendBodyBytes = Self.skippingFirst(stale.bodyBytesReported, of: current.didSendBodyBytes)
+                retries += 1
             }
         }
     }
@@ -162,20 +187,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             } onCancel: {
                 delegate.cancel()
             }
-        } catch var stale as StaleConnectionError {
-            _ = connections.finish(ticket)
-            stale.bodyBytesReported = bodyBytesSent.load(ordering: .relaxed)
-            throw stale
-        } catch let closed as ChannelError where closed == .ioOnClosedChannel && !clients.isShutDown {
-            // The engine handed the request a pooled connection whose close (the server's, just after its last
-            // answer) it had not yet seen: the write failed, so the request did not reach the server. The guard
-            // cannot see this one (the connection was idle when it closed): it is stale all the same.
-            _ = connections.finish(ticket)
-            var stale = StaleConnectionError(underlying: closed)
-            stale.bodyBytesReported = bodyBytesSent.load(ordering: .relaxed)
-            throw stale
         } catch {
             _ = connections.finish(ticket)
+            if !clients.isShutDown, var stale = Self.unanswered(error, cancelledHere: delegate.cancelRequested) {
+                stale.bodyBytesReported = bodyBytesSent.load(ordering: .relaxed)
+                throw stale
+            }
             // A request racing ``shutdown()`` can meet a connection the shutdown is closing; it was cancelled by it.
             throw TransportError.urlError(for: clients.isShutDown ? HTTPClientError.alreadyShutdown : client.explaining(error, target: target), url: url)
         }

@@ -98,7 +98,8 @@ public struct TransportResponse: Sendable {
     public let connection: ConnectionEstablishment?
 
     /// How many times the request was sent again on a new connection because a reused connection was closed before
-    /// any byte of the response arrived (0 or 1). Default 0.
+    /// any byte of the response arrived: 0 or 1 for HTTP/1.1, up to 3 for HTTP/2 streams the server never processed.
+    /// Default 0.
     public let staleConnectionRetries: Int
 
     /// Creates a transport response.

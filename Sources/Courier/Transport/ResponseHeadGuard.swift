@@ -106,6 +106,13 @@ struct StaleConnectionError: Error, CustomStringConvertible {
     let underlying: any Error
     /// Request body bytes the failed attempt had reported as sent (filled in by the transport).
     var bodyBytesReported: Int64 = 0
+    /// An HTTP/2 stream the server never processed (refused, or dropped by a GOAWAY), or a request the engine
+    /// dropped unsent because its connection was closing: sent again up to three times, where a stale HTTP/1.1
+    /// connection's request goes again once.
+    var wasNeverSent = false
+
+    /// How many times a request failing this way is sent again.
+    var retryLimit: Int { wasNeverSent ? 3 : 1 }
 
     var description: String {
         "The server closed a reused connection before answering (\(underlying))."

@@ -78,6 +78,11 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
         task?.cancel()
     }
 
+    /// Whether ``cancel()`` was called: a cancellation the engine reports is then the caller's.
+    var cancelRequested: Bool {
+        state.withLock { $0.cancelRequested }
+    }
+
     /// Fails the request with `error` (used by the idle watchdog).
     func fail(with error: any Error) {
         let task = state.withLock { $0.task }
