@@ -30,31 +30,45 @@ public struct RecordedRequest: Sendable, Hashable {
     }
 }
 
-/// A thread-safe record of every request a ``TestServer`` has received.
+/// A thread-safe record of the requests a ``TestServer`` has received: how many, and the most recent
+/// ``capacity`` of them, so that a server answering for hours (`courier serve`, the soak) keeps a bounded log.
 ///
 /// Security tests use it to prove that a request never reached the server (for instance after a
 /// failed TLS handshake): `server.requestLog.count == 0`.
 public final class RequestLog: Sendable {
-    private let storage = NIOLockedValueBox<[RecordedRequest]>([])
+    /// How many requests ``requests`` keeps (the oldest go first).
+    public static let capacity = 10_000
+
+    private struct Storage {
+        var recent: [RecordedRequest] = []
+        var total = 0
+    }
+
+    private let storage = NIOLockedValueBox(Storage())
 
     init() {}
 
     /// The number of requests received so far.
     public var count: Int {
-        storage.withLockedValue { $0.count }
+        storage.withLockedValue { $0.total }
     }
 
-    /// All requests received so far, oldest first.
+    /// The requests received so far, oldest first: the last ``capacity`` of them.
     public var requests: [RecordedRequest] {
-        storage.withLockedValue { $0 }
+        storage.withLockedValue { Array($0.recent.suffix(Self.capacity)) }
     }
 
     /// Forgets all recorded requests.
     public func reset() {
-        storage.withLockedValue { $0.removeAll() }
+        storage.withLockedValue { $0 = Storage() }
     }
 
     func append(_ request: RecordedRequest) {
-        storage.withLockedValue { $0.append(request) }
+        storage.withLockedValue { storage in
+            storage.total += 1
+            storage.recent.append(request)
+            // Trimmed in halves, so that an append costs O(1) on average.
+            if storage.recent.count >= 2 * Self.capacity { storage.recent.removeFirst(Self.capacity) }
+        }
     }
 }

@@ -11,7 +11,8 @@ import FoundationNetworking
 /// (``SoakVerdict``), and every request must end as its kind requires.
 ///
 /// `COURIER_SOAK_SECONDS` sets the length (default 60, CI's short run; `scripts/soak` runs 600), `COURIER_SOAK_CSV`
-/// where the samples are written (default a temporary file, printed).
+/// where the samples are written (default a temporary file, printed); `COURIER_SOAK_ONLY` (a kind's raw value, e.g.
+/// `cancel`) sends that kind alone.
 @Suite(
     "Hardening: a soak of mixed requests",
     .serialized,
@@ -26,6 +27,8 @@ struct SoakTests {
         let environment = ProcessInfo.processInfo.environment
         let seconds = environment["COURIER_SOAK_SECONDS"].flatMap(Double.init) ?? 60
         let csv = environment["COURIER_SOAK_CSV"].map { URL(fileURLWithPath: $0) } ?? Fixtures.temporaryFile("soak-\(UUID().uuidString).csv")
+        // One kind alone (its raw value), to find which one makes a measure grow.
+        let only = environment["COURIER_SOAK_ONLY"].flatMap(SoakWorkload.Kind.init(rawValue:))
         let workload = try await Self.workload()
         defer {
             for manager in [workload.http2, workload.http1, workload.plain] { manager.invalidateSessionCancelingTasks(true) }
@@ -41,7 +44,7 @@ struct SoakTests {
                 group.addTask {
                     var random = SystemRandomNumberGenerator()
                     while ContinuousClock.now < end {
-                        let kind = SoakWorkload.Kind.pick(using: &random)
+                        let kind = only ?? SoakWorkload.Kind.pick(using: &random)
                         tally.record(kind, problem: await workload.run(kind, random: &random))
                     }
                 }
@@ -66,7 +69,7 @@ struct SoakTests {
         let (count, first) = tally.problems
         #expect(count == 0, "\(count) requests did not end as they must: \(first)")
         #expect(verdict.growths.isEmpty, "\(verdict.growths)")
-        for kind in SoakWorkload.Kind.allCases {
+        for kind in SoakWorkload.Kind.allCases where only == nil || only == kind {
             #expect(byKind[kind, default: 0] > 0, "no \(kind.rawValue) ran")
         }
     }
@@ -78,12 +81,18 @@ struct SoakTests {
         try Data(repeating: UInt8(ascii: "s"), count: SoakWorkload.smallSize).write(to: small)
         try Data((0..<SoakWorkload.largeSize).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: try NginxInterop.servedFile("soak/large.bin"))
 
+        // No cache: every request goes to its server (nginx's files would be answered from it).
+        var http2 = SessionConfiguration.ephemeral
+        http2.securityPolicy = try NginxInterop.policy()
+        http2.urlCache = nil
         var http1 = SessionConfiguration.ephemeral
         http1.transport = try NginxInterop.transport { $0.httpVersion = .http1Only }
+        http1.urlCache = nil
         var plain = SessionConfiguration.ephemeral
         plain.transport = Fixtures.transport
+        plain.urlCache = nil
         return SoakWorkload(
-            http2: try NginxInterop.sessionManager(), http1: URLSessionManager(configuration: http1), plain: URLSessionManager(configuration: plain),
+            http2: URLSessionManager(configuration: http2), http1: URLSessionManager(configuration: http1), plain: URLSessionManager(configuration: plain),
             small: try NginxInterop.url("soak/small.txt"), large: try NginxInterop.url("soak/large.bin"),
             plainSmall: try await Fixtures.url("/bytes/512"), upload: try #require(URL(string: try CLIPipeTests.url("/post"))),
             throttled: try await Fixtures.url("/download/1048576?rate=2097152"), delayed: try await Fixtures.url("/delay/1"),
