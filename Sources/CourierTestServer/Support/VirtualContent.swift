@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import NIOConcurrencyHelpers
@@ -137,6 +138,20 @@ public enum TestPayload {
     /// The body of `/bytes/{count}?seed={seed}` (and of `/stream-bytes/{count}?seed={seed}`).
     public static func bytes(count: Int, seed: UInt64) -> Data {
         SeededContent(seed: seed, length: count).data(0..<max(0, count))
+    }
+
+    /// The SHA-256 (lowercase hex) of the body of `/bytes/{count}?seed={seed}` and `/download/{count}?seed={seed}`,
+    /// computed in 64 KiB pieces so that any length fits in memory.
+    public static func sha256Hex(count: Int, seed: UInt64) -> String {
+        let content = SeededContent(seed: seed, length: count)
+        var hasher = SHA256()
+        var position = 0
+        while position < count {
+            let slice = content.slice(at: position, maxLength: min(contentBlockSize, count - position))
+            slice.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+            position += max(1, slice.readableBytes)
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     /// The full body of `/range/{count}`: `abcdefghijklmnopqrstuvwxyz` repeated.

@@ -146,7 +146,7 @@ struct CLISessionTests {
     }
 
     @Test func withoutAPasswordAndWithoutATerminalTheUserIsToldWhatToWrite() async throws {
-        let outcome = try await ChildProcess.run("courier", ["get", "-u", "ann", try Self.url("/basic-auth/ann/x")], withoutTerminal: true)
+        let outcome = try await ChildProcess.run("courier", ["get", "-u", "ann", try Self.url("/basic-auth/ann/x")], launcher: .withoutTerminal)
         #expect(outcome.status == 2)
         #expect(outcome.standardError.contains("no terminal to ask for it on"), "\(outcome.standardError)")
         #expect(outcome.standardError.split(separator: "\n").count == 1, "\(outcome.standardError)")

@@ -31,22 +31,43 @@ final class ChildProcess: Sendable {
         return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }, "\(name) is not built next to the tests")
     }
 
+    /// How a child is started.
+    enum Launcher: Sendable {
+        /// As it is.
+        case direct
+        /// In a session of its own (`setsid --wait`), with no controlling terminal even when the tests run on one, for
+        /// what must not reach a terminal (a password prompt); signals sent then reach `setsid`, not the process.
+        case withoutTerminal
+        /// In the network namespace of that name (`ip netns exec`, which becomes the process: signals reach it).
+        case inNamespace(String)
+
+        /// The program and the arguments before the child's path, or `nil` to start it directly.
+        var command: (String, [String])? {
+            switch self {
+            case .direct: nil
+            case .withoutTerminal: ("/usr/bin/setsid", ["--wait"])
+            case .inNamespace(let name):
+                (["/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"].first(where: FileManager.default.isExecutableFile(atPath:)) ?? "ip",
+                 ["netns", "exec", name])
+            }
+        }
+    }
+
     /// Starts `name` with `arguments`; `environment` entries are added to this process's environment. Standard
     /// output goes to the file `standardOutput` when given (then ``Outcome/standardOutput`` is empty).
     /// `standardInput` is written to the process's standard input through a pipe, which is then closed; without
-    /// it the process reads `/dev/null`. `withoutTerminal` starts it in a session of its own (`setsid --wait`), with no
-    /// controlling terminal even when the tests run on one, for what must not reach a terminal (a password prompt);
-    /// signals sent then reach `setsid`, not the process.
+    /// it the process reads `/dev/null`. `launcher` may start it through another program (see ``Launcher``).
     init(
         _ name: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil,
-        standardOutput: URL? = nil, standardInput: Data? = nil, withoutTerminal: Bool = false
+        standardOutput: URL? = nil, standardInput: Data? = nil, launcher: Launcher = .direct
     ) throws {
         let process = Process()
-        if withoutTerminal {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
-            process.arguments = ["--wait", try Self.executable(name).path] + arguments
+        let executable = try Self.executable(name)
+        if let (program, prefix) = launcher.command {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = prefix + [executable.path] + arguments
         } else {
-            process.executableURL = try Self.executable(name)
+            process.executableURL = executable
             process.arguments = arguments
         }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -104,11 +125,11 @@ final class ChildProcess: Sendable {
     /// Runs `name` to completion (killed after `timeout`) and returns what it printed and how it ended.
     static func run(
         _ name: String, _ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil,
-        standardOutput: URL? = nil, standardInput: Data? = nil, withoutTerminal: Bool = false, timeout: Duration = .seconds(60)
+        standardOutput: URL? = nil, standardInput: Data? = nil, launcher: Launcher = .direct, timeout: Duration = .seconds(60)
     ) async throws -> Outcome {
         let child = try ChildProcess(
             name, arguments, environment: environment, currentDirectory: currentDirectory, standardOutput: standardOutput,
-            standardInput: standardInput, withoutTerminal: withoutTerminal
+            standardInput: standardInput, launcher: launcher
         )
         return try await child.finish(timeout: timeout)
     }
