@@ -12,7 +12,9 @@ import FoundationNetworking
 ///
 /// `COURIER_SOAK_SECONDS` sets the length (default 60, CI's short run; `scripts/soak` runs 600), `COURIER_SOAK_CSV`
 /// where the samples are written (default a temporary file, printed); `COURIER_SOAK_ONLY` (a kind's raw value, e.g.
-/// `cancel`) sends that kind alone.
+/// `cancel`) sends that kind alone. Swift Testing keeps a backtrace of every error thrown in the process, which grows
+/// with the cancels and timeouts: `scripts/soak` turns that off (`SWT_SWIFT_ERROR_BACKTRACING_ENABLED=0`) for its
+/// long run; within the main suite's minute it stays inside the allowance.
 @Suite(
     "Hardening: a soak of mixed requests",
     .serialized,
