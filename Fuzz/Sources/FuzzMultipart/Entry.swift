@@ -1,4 +1,5 @@
 import Foundation
+import FuzzDriver
 
 /// libFuzzer entry point: the input describes a `multipart/form-data` form — the boundary (Courier's random one or
 /// a given one), a throttle, and up to eight parts of the four kinds `MultipartFormData` appends (form fields, file
@@ -15,7 +16,7 @@ import Foundation
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start, count > 0 else { return 0 }
-    var reader = ByteReader(bytes: Array(UnsafeBufferPointer(start: start, count: count)))
+    var reader = FuzzInput(start, count: count, maximumChunk: 0x3F)
     let flags = reader.byte() ?? 0
     // The size of every read of the body (0: 4096 bytes).
     let readSize = Int(reader.byte() ?? 0)
@@ -39,11 +40,11 @@ public func fuzzOne(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         switch kind % 4 {
         case 0:
             let name = reader.text()
-            let data = reader.data()
+            let data = Data(reader.chunk())
             form.appendPart(withFormData: data, name: name)
             expected.append(ExpectedPart(headers: [("Content-Disposition", disposition(name: name, fileName: nil))], body: data))
         case 1:
-            let (name, fileName, mimeType, data) = (reader.text(), reader.text(), reader.text(), reader.data())
+            let (name, fileName, mimeType, data) = (reader.text(), reader.text(), reader.text(), Data(reader.chunk()))
             form.appendPart(withFileData: data, name: name, fileName: fileName, mimeType: mimeType)
             expected.append(ExpectedPart(headers: [("Content-Disposition", disposition(name: name, fileName: fileName)), ("Content-Type", mimeType)], body: data))
         case 2:
@@ -51,14 +52,14 @@ public func fuzzOne(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             for _ in 0..<Int(reader.byte() ?? 0) % 4 {
                 headers[reader.text()] = reader.text()
             }
-            let body = reader.data()
+            let body = Data(reader.chunk())
             form.appendPart(withHeaders: headers, body: body)
             let ordered = headers.sorted { lhs, rhs in
                 rank(lhs.key) == rank(rhs.key) ? lhs.key < rhs.key : rank(lhs.key) < rank(rhs.key)
             }
             expected.append(ExpectedPart(headers: ordered.map { ($0.key, $0.value) }, body: body))
         default:
-            let (name, fileName, mimeType, data) = (reader.text(), reader.text(), reader.text(), reader.data())
+            let (name, fileName, mimeType, data) = (reader.text(), reader.text(), reader.text(), Data(reader.chunk()))
             // The announced length: exact, fewer bytes than the stream holds, or more (the read must then fail).
             let mode = Int(reader.byte() ?? 0) % 3
             let length = mode == 0 ? data.count : mode == 1 ? data.count / 2 : data.count + 1
@@ -253,27 +254,4 @@ private func readAll(_ stream: InputStream, size: Int) -> [UInt8]? {
         result += buffer[0..<count]
         precondition(result.count <= 1 << 20, "a body that does not end")
     }
-}
-
-/// Reads the fuzzer's bytes in order: single bytes, and length-prefixed chunks as text (any Unicode, invalid
-/// sequences as U+FFFD) or data.
-private struct ByteReader {
-    let bytes: [UInt8]
-    var offset = 0
-
-    mutating func byte() -> UInt8? {
-        guard offset < bytes.count else { return nil }
-        defer { offset += 1 }
-        return bytes[offset]
-    }
-
-    mutating func chunk() -> [UInt8] {
-        let length = Int(byte() ?? 0) & 0x3F
-        let end = min(bytes.count, offset + length)
-        defer { offset = end }
-        return Array(bytes[offset..<end])
-    }
-
-    mutating func text() -> String { String(decoding: chunk(), as: UTF8.self) }
-    mutating func data() -> Data { Data(chunk()) }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import FuzzDriver
 
 /// libFuzzer entry point: the input describes a parameter tree (dictionaries, arrays, sets, nulls, strings and data,
 /// with any Unicode in keys and values), written as a query string or `application/x-www-form-urlencoded` body by
@@ -12,7 +13,7 @@ import Foundation
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start, count > 0 else { return 0 }
-    var reader = TreeReader(bytes: Array(UnsafeBufferPointer(start: start, count: count)))
+    var reader = FuzzInput(start, count: count, maximumChunk: 0x1F)
     let tree = reader.dictionary(depth: 0)
 
     let query: String
@@ -249,29 +250,9 @@ private struct NodeKey: CodingKey {
     init?(intValue: Int) { nil }
 }
 
-/// Reads a parameter tree from the fuzzer's bytes: a kind byte, then counts and length-prefixed strings. Depth and
-/// widths are bounded so that one input stays small.
-private struct TreeReader {
-    let bytes: [UInt8]
-    var offset = 0
-
-    mutating func byte() -> UInt8? {
-        guard offset < bytes.count else { return nil }
-        defer { offset += 1 }
-        return bytes[offset]
-    }
-
-    /// A length byte (at most 31), then that many bytes; strings are the bytes as UTF-8 (invalid sequences become
-    /// U+FFFD), so any Unicode can appear.
-    mutating func chunk() -> [UInt8] {
-        let length = Int(byte() ?? 0) & 0x1F
-        let end = min(bytes.count, offset + length)
-        defer { offset = end }
-        return Array(bytes[offset..<end])
-    }
-
-    mutating func text() -> String { String(decoding: chunk(), as: UTF8.self) }
-
+/// Reads a parameter tree from the fuzzer's bytes: a kind byte, then counts and length-prefixed strings (at most 31
+/// bytes). Depth and widths are bounded so that one input stays small.
+extension FuzzInput {
     mutating func dictionary(depth: Int) -> FormValue {
         let width = Int(byte() ?? 0) % 6
         var members: [String: FormValue] = [:]
