@@ -10,6 +10,7 @@ import CourierTestServer
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -57,8 +58,12 @@ let session = URLSessionManager(configuration: configuration)
 // must take them away, or the signal would be re-raised and end the process by it.
 GracefulShutdown.shared.gracePeriod = grace
 let operation = URLConnectionOperation(request: URLRequest(url: url))
+// The completion block runs after `isFinished` turns true, on a queue of its own: the end waits for this, not for
+// `isFinished`, or the process could exit before the line is written.
+let reported = Atomic<Bool>(false)
 operation.completionBlock = { [operation] in
     say("OPERATION \((operation.error as? URLError)?.errorCode ?? 0)")
+    reported.store(true, ordering: .releasing)
 }
 operation.setShouldExecuteAsBackgroundTask { say("EXPIRED") }
 let queue = OperationQueue()
@@ -75,7 +80,7 @@ Task {
     exit(3)
 }
 try await group.run()
-while !operation.isFinished {
+while !reported.load(ordering: .acquiring) {
     try await Task.sleep(for: .milliseconds(5))
 }
 say("GROUP ENDED")
