@@ -3,76 +3,89 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A veth link between this process and a network namespace made for one test, deleted afterwards: the test's server
+/// A link between this process and a network namespace made for one test, deleted afterwards: the test's server
 /// listens on ``hostAddress`` here, the client (`courier`, through ``ChildProcess/Launcher/inNamespace(_:)``) runs in
-/// ``namespace``, so every byte between them crosses the link and whatever ``LinkCondition`` is put on it. Nothing of
+/// ``namespace``, so every byte between them crosses the link and the ``LinkCondition`` it was made with. Nothing of
 /// the machine's own interfaces is touched.
+///
+/// Loss and rate limits are the kernel's (iptables, `tc tbf`) on a veth pair. Delay and reordering would be
+/// `tc netem`'s, but this machine's kernel (a Firecracker build) has no `sch_netem` ("Specified qdisc kind is
+/// unknown"); for those the link is a pair of TUN devices with a ``PacketRelay`` between them doing netem's work.
 struct LinkUnderTest: Sendable {
     private static let counter = Atomic<Int>(0)
 
     let namespace: String
-    /// The veth end in this process's namespace; its queue holds what the server sends (downloads).
+    /// The end in this process's namespace; its queue holds what the server sends (downloads).
     let hostSide: String
-    /// The veth end in ``namespace``; its queue holds what the client sends (uploads).
+    /// The end in ``namespace``; its queue holds what the client sends (uploads).
     let namespaceSide: String
     let hostAddress: String
     let namespaceAddress: String
+    /// What carries the packets of a delayed or reordering link; `nil` for a veth.
+    private(set) var relay: PacketRelay?
+    private var devices: [TunDevice] = []
 
-    /// Root, `ip` and `tc` (iproute2); `iptables-legacy` for packet loss.
+    /// Root, `ip` and `tc` (iproute2); `iptables-legacy` for packet loss, `/dev/net/tun` for delay and reordering.
     static var isSupported: Bool { geteuid() == 0 && tool("ip") != nil && tool("tc") != nil }
 
-    /// Whether the kernel has `sch_netem` (delay, jitter, reordering). Firecracker's kernel here does not: `tc` answers
-    /// "Specified qdisc kind is unknown".
-    static let netemAvailable: Bool = {
-        guard isSupported else { return false }
-        return (try? with { link in try link.tc(on: .host, "qdisc", "add", "dev", link.hostSide, "root", "netem", "delay", "1ms") }) != nil
-    }()
-
-    /// Makes the namespace and the link (both ends up, addressed), runs `body`, and deletes them whatever happens.
-    static func with<T>(_ body: (LinkUnderTest) async throws -> T) async throws -> T {
-        let link = try make()
-        defer { link.remove() }
-        return try await body(link)
-    }
-
-    private static func with<T>(_ body: (LinkUnderTest) throws -> T) throws -> T {
-        let link = try make()
-        defer { link.remove() }
-        return try body(link)
-    }
-
-    private static func make() throws -> LinkUnderTest {
+    /// Makes the namespace and a link under `condition` (both ends up, addressed), runs `body`, and deletes them
+    /// whatever happens.
+    static func with<T>(_ condition: LinkCondition? = nil, _ body: (LinkUnderTest) async throws -> T) async throws -> T {
         let number = counter.add(1, ordering: .relaxed).newValue
         let pid = Int(getpid()) % 100_000
         let subnet = "10.213.\((pid + number) % 250 + 1)"
-        let link = LinkUnderTest(
+        var link = LinkUnderTest(
             namespace: "courier-link-\(getpid())-\(number)", hostSide: "cl\(number)h\(pid)", namespaceSide: "cl\(number)n\(pid)",
             hostAddress: "\(subnet).1", namespaceAddress: "\(subnet).2"
         )
-        do {
-            try run("ip", "netns", "add", link.namespace)
-            try run("ip", "link", "add", link.hostSide, "type", "veth", "peer", "name", link.namespaceSide, "netns", link.namespace)
-            try run("ip", "addr", "add", "\(link.hostAddress)/24", "dev", link.hostSide)
-            try run("ip", "link", "set", link.hostSide, "up")
-            try run("ip", "-n", link.namespace, "addr", "add", "\(link.namespaceAddress)/24", "dev", link.namespaceSide)
-            try run("ip", "-n", link.namespace, "link", "set", link.namespaceSide, "up")
-            try run("ip", "-n", link.namespace, "link", "set", "lo", "up")
-        } catch {
-            link.remove()
-            throw error
+        defer { link.remove() }
+        try run("ip", "netns", "add", link.namespace)
+        if let (toClient, toServer) = condition?.schedules {
+            try link.makeRelayedEnds(toClient: toClient, toServer: toServer)
+        } else {
+            try link.makeVethEnds()
         }
-        return link
+        try run("ip", "-n", link.namespace, "link", "set", "lo", "up")
+        if let condition { try link.apply(condition) }
+        return try await body(link)
+    }
+
+    private func makeVethEnds() throws {
+        try Self.run("ip", "link", "add", hostSide, "type", "veth", "peer", "name", namespaceSide, "netns", namespace)
+        try Self.run("ip", "addr", "add", "\(hostAddress)/24", "dev", hostSide)
+        try Self.run("ip", "link", "set", hostSide, "up")
+        try Self.run("ip", "-n", namespace, "addr", "add", "\(namespaceAddress)/24", "dev", namespaceSide)
+        try Self.run("ip", "-n", namespace, "link", "set", namespaceSide, "up")
+    }
+
+    /// Two point-to-point TUN devices, one moved into the namespace, and the relay between them. A TUN device's
+    /// queue to its reader holds 500 packets by default; a longer one keeps a burst from being dropped before the
+    /// relay reads it, which would add loss to a test of delay.
+    private mutating func makeRelayedEnds(toClient: PacketSchedule, toServer: PacketSchedule) throws {
+        let host = try TunDevice(name: hostSide)
+        devices.append(host)
+        let client = try TunDevice(name: namespaceSide)
+        devices.append(client)
+        try Self.run("ip", "link", "set", namespaceSide, "netns", namespace)
+        try Self.run("ip", "addr", "add", hostAddress, "peer", namespaceAddress, "dev", hostSide)
+        try Self.run("ip", "link", "set", hostSide, "txqueuelen", "10000", "up")
+        try Self.run("ip", "-n", namespace, "addr", "add", namespaceAddress, "peer", hostAddress, "dev", namespaceSide)
+        try Self.run("ip", "-n", namespace, "link", "set", namespaceSide, "txqueuelen", "10000", "up")
+        relay = try PacketRelay(between: host, and: client, forward: toClient, backward: toServer)
     }
 
     private func remove() {
-        try? Self.run("ip", "link", "del", hostSide)
+        relay?.stop()
+        // A TUN device goes with its descriptor, in whichever namespace it is.
+        for device in devices { device.close() }
+        if devices.isEmpty { try? Self.run("ip", "link", "del", hostSide) }
         try? Self.run("ip", "netns", "del", namespace)
     }
 
     enum Side { case host, namespace }
 
-    /// Puts `condition` on the link, in both directions.
-    func apply(_ condition: LinkCondition) throws {
+    /// Puts `condition` on a veth link, in both directions.
+    private func apply(_ condition: LinkCondition) throws {
         switch condition {
         case .loss(let percent):
             // One segment per packet (no GSO), so that the share is of wire-sized packets, not of 64 KiB batches.
@@ -88,14 +101,9 @@ struct LinkUnderTest: Sendable {
             let rate = "\(bytesPerSecond * 8 / 1000)kbit"
             try tc(on: .host, "qdisc", "add", "dev", hostSide, "root", "tbf", "rate", rate, "burst", "64kb", "latency", "400ms")
             try tc(on: .namespace, "qdisc", "add", "dev", namespaceSide, "root", "tbf", "rate", rate, "burst", "64kb", "latency", "400ms")
-        case .delay(let milliseconds, let jitter):
-            try tc(on: .host, "qdisc", "add", "dev", hostSide, "root", "netem", "delay", "\(milliseconds)ms", "\(jitter)ms", "distribution", "normal")
-            try tc(on: .namespace, "qdisc", "add", "dev", namespaceSide, "root", "netem", "delay", "\(milliseconds)ms", "\(jitter)ms", "distribution", "normal")
-        case .reordering(let percent):
-            // netem reorders by sending that share of packets at once and delaying the rest.
-            for (side, device) in [(Side.host, hostSide), (.namespace, namespaceSide)] {
-                try tc(on: side, "qdisc", "add", "dev", device, "root", "netem", "delay", "20ms", "reorder", "\(100 - percent)%", "50%")
-            }
+        case .delay, .reordering:
+            // The relay's schedules, set when the link was made.
+            break
         }
     }
 
@@ -109,6 +117,16 @@ struct LinkUnderTest: Sendable {
             }
         }
         return dropped
+    }
+
+    /// One of the `TcpExt` counters of the namespace's TCP (`/proc/net/netstat` there), such as `TCPOFOQueue`, the
+    /// segments that arrived ahead of a gap.
+    func namespaceTCPCounter(_ name: String) throws -> Int? {
+        let table = try Self.output(["ip", "netns", "exec", namespace, "cat", "/proc/net/netstat"])
+        let lines = table.split(separator: "\n").filter { $0.hasPrefix("TcpExt:") }
+        guard lines.count == 2 else { return nil }
+        let names = lines[0].split(separator: " "), values = lines[1].split(separator: " ")
+        return names.firstIndex { $0 == name }.flatMap { values.indices.contains($0) ? Int(values[$0]) : nil }
     }
 
     /// Takes the link down (`false`) or brings it back up, from this side: nothing crosses while it is down.
@@ -168,10 +186,21 @@ enum LinkCondition: Sendable, CustomStringConvertible {
     case loss(percent: Double)
     /// At most that many bytes a second, each way (a token bucket, `tc tbf`).
     case rate(bytesPerSecond: Int)
-    /// Each packet delayed, normally distributed around `milliseconds` (`tc netem`).
+    /// Each packet delayed, normally distributed around `milliseconds`, in order (a ``PacketRelay``).
     case delay(milliseconds: Int, jitter: Int)
-    /// That share of packets sent ahead of the others (`tc netem`).
+    /// That share of packets held back 20 ms, so that later ones overtake them (a ``PacketRelay``).
     case reordering(percent: Int)
+
+    /// The relay's schedules toward the client and toward the server, for the conditions a relay makes.
+    var schedules: (PacketSchedule, PacketSchedule)? {
+        let rule: PacketSchedule.Rule
+        switch self {
+        case .loss, .rate: return nil
+        case .delay(let milliseconds, let jitter): rule = .delay(milliseconds: Double(milliseconds), jitter: Double(jitter))
+        case .reordering(let percent): rule = .holdBack(percent: Double(percent), milliseconds: 20)
+        }
+        return (PacketSchedule(rule, seed: 1), PacketSchedule(rule, seed: 2))
+    }
 
     var description: String {
         switch self {
