@@ -167,7 +167,8 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     /// ``httpRequestOperation(with:success:failure:)``: an interrupted download to a file continues after the bytes
     /// already in it (with `Range` and `If-Range`) when started, if the archived response had a strong validator
     /// (`ETag` or `Last-Modified`); without one the file is written again from its first byte.
-    /// - Throws: ``OperationArchiveError`` when the archive was written by a newer Courier.
+    /// - Throws: ``OperationArchiveError`` when the archive is of a format this Courier does not read or holds an
+    ///   impossible value (see its cases).
     open func httpRequestOperation(
         resuming archive: OperationArchive,
         success: (@Sendable (_ operation: HTTPRequestOperation, _ responseObject: Any?) -> Void)?,

@@ -110,9 +110,3 @@ public struct OperationArchive: Codable, Sendable, Equatable {
     /// How a download to a file resumes (offset and validators), when it was interrupted.
     public var resumption: DownloadResumption?
 }
-
-/// Errors reading an ``OperationArchive``.
-public enum OperationArchiveError: Error, Sendable, Equatable {
-    /// The archive was written by a newer Courier.
-    case unsupportedVersion(Int)
-}

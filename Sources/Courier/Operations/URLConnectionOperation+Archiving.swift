@@ -31,9 +31,9 @@ extension URLConnectionOperation {
         }
     }
 
-    /// Restores what `archive` describes into this new operation.
-    func restore(from archive: OperationArchive) throws {
-        guard archive.version <= 1 else { throw OperationArchiveError.unsupportedVersion(archive.version) }
+    /// Restores what `archive` describes into this new operation, once ``OperationArchive/validated()`` accepts it.
+    func restore(from untrusted: OperationArchive) throws(OperationArchiveError) {
+        let archive = try untrusted.validated()
         storage.withLock { storage in
             storage.machine = OperationStateMachine(state: archive.state)
             storage.response = archive.response?.makeResponse(fallback: archive.request.url)

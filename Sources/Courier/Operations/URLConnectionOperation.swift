@@ -39,6 +39,8 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     /// Restores an archived operation (see ``OperationArchive``): ready (or finished), with its
     /// request, response, error and data; a download to a file continues after the bytes in the
     /// file when started. Set the blocks, streams and completion block again.
+    /// - Throws: the decoder's error for what is not an archive, ``OperationArchiveError`` for an archive of another
+    ///   format version or with an impossible value.
     public required convenience init(from decoder: any Decoder) throws {
         let archive = try OperationArchive(from: decoder)
         self.init(request: archive.request.makeRequest())

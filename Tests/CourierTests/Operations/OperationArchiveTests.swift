@@ -103,3 +103,62 @@ struct OperationArchiveTests {
         }
     }
 }
+
+/// An archive is a file a user may be handed: values no operation writes are refused with a typed error naming the
+/// field, before anything is restored.
+@Suite("Operation archives from outside", .timeLimit(.minutes(1)))
+struct UntrustedOperationArchiveTests {
+    /// An archive of a ready GET, with `extra` fields (and `"totalBytesRead":0` unless `extra` has its own).
+    static func decode(_ extra: String, version: Int = 1) throws -> URLConnectionOperation {
+        let count = extra.contains("totalBytesRead") ? "" : #","totalBytesRead":0"#
+        let json = #"{"version":\#(version),"request":{"url":"http://127.0.0.1/a","headers":{},"timeoutInterval":60},"state":"ready""#
+            + count + extra + "}"
+        return try JSONDecoder().decode(URLConnectionOperation.self, from: Data(json.utf8))
+    }
+
+    @Test("impossible values are refused, naming the field", arguments: [
+        (#","response":{"statusCode":-1,"headers":{}}"#, "response.statusCode"),
+        (#","response":{"statusCode":1000,"headers":{}}"#, "response.statusCode"),
+        (#","response":{"statusCode":42,"headers":{}}"#, "response.statusCode"),
+        (#","totalBytesRead":-5"#, "totalBytesRead"),
+        (#","totalBytesRead":9223372036854775807"#, "totalBytesRead"),
+        (#","outputFilePath":"/tmp/x","resumption":{"offset":-1}"#, "resumption.offset"),
+        (#","outputFilePath":"/tmp/x","resumption":{"offset":100,"completeLength":10}"#, "resumption.completeLength"),
+        (#","outputFilePath":"/tmp/x","resumption":{"offset":10,"completeLength":9223372036854775807}"#, "resumption.completeLength"),
+        (#","outputFilePath":"relative/file""#, "outputFilePath"),
+        (#","outputFilePath":"""#, "outputFilePath"),
+        (#","outputFilePath":"/tmp/a\u0000/etc/passwd""#, "outputFilePath"),
+    ])
+    func impossibleValues(extra: String, field: String) throws {
+        let error = #expect(throws: OperationArchiveError.self) { _ = try Self.decode(extra) }
+        guard case .invalid(let named, _) = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(named == field)
+        #expect(error?.description.contains(field) == true)
+    }
+
+    @Test("a format version other than 1 is refused", arguments: [0, -1, 2])
+    func otherVersions(version: Int) {
+        #expect(throws: OperationArchiveError.unsupportedVersion(version)) { _ = try Self.decode("", version: version) }
+    }
+
+    @Test("an archive saying executing or paused restores ready, and runs", arguments: ["executing", "paused"])
+    func runningStates(state: String) async throws {
+        let url = try await Fixtures.url("/bytes/10")
+        let json = #"{"version":1,"request":{"url":"\#(url.absoluteString)","headers":{},"timeoutInterval":60},"state":"\#(state)","totalBytesRead":0}"#
+        let operation = try JSONDecoder().decode(URLConnectionOperation.self, from: Data(json.utf8))
+        #expect(operation.isReady && !operation.isExecuting && !operation.isPaused)
+        operation.transport = Fixtures.transport
+        await OperationFixtures.run([operation])
+        #expect(operation.isFinished)
+        #expect(operation.responseData?.count == 10)
+    }
+
+    @Test("the largest counts an archive may hold are accepted")
+    func largestCounts() throws {
+        let operation = try Self.decode(#","totalBytesRead":4611686018427387904,"outputFilePath":"/tmp/x","resumption":{"offset":4611686018427387904}"#)
+        #expect(operation.totalBytesRead == 1 << 62)
+    }
+}
