@@ -239,14 +239,18 @@ struct BatchRun {
             }
             let success: @Sendable (HTTPRequestOperation, Any?) -> Void = { operation, _ in record(operation, nil) }
             let failed: @Sendable (HTTPRequestOperation, any Error) -> Void = { operation, error in record(operation, error) }
-            let operation: HTTPRequestOperation
-            if let archive, let resumed = try? manager.httpRequestOperation(resuming: archive, success: success, failure: failed) {
-                let kept = (try? IntegrityCheck.size(of: entry.output)) ?? 0
-                display.printLine("courier: continuing \(entry.output.path) after its \(kept) bytes")
-                operation = resumed
-            } else {
-                operation = manager.httpRequestOperation(with: request, success: success, failure: failed)
+            var resumed: HTTPRequestOperation?
+            if let archive {
+                do {
+                    resumed = try manager.httpRequestOperation(resuming: archive, success: success, failure: failed)
+                    let kept = (try? IntegrityCheck.size(of: entry.output)) ?? 0
+                    display.printLine("courier: continuing \(entry.output.path) after its \(kept) bytes")
+                } catch {
+                    // The kept bytes cannot be vouched for without their archive: the download starts again.
+                    display.printLine("courier: cannot continue \(entry.output.path) (\(error)); downloading it again")
+                }
             }
+            let operation = resumed ?? manager.httpRequestOperation(with: request, success: success, failure: failed)
             operation.outputFileURL = entry.output
             operation.transport = transport
             if let cookieJar { operation.cookieJar = cookieJar }

@@ -162,6 +162,32 @@ struct CLIBatchTests {
         #expect(try sha256Hex(ofFile: folder.appendingPathComponent("cut.bin")) == TestPayload.bytes(count: 350_000, seed: 35).sha256Hex)
     }
 
+    /// The archive beside a partial download is a file anyone could have edited: one with an impossible value is
+    /// refused, said so, and the download starts again and arrives whole.
+    @Test func aTamperedArchiveIsRefusedAndTheDownloadStartsAgain() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let listFile = folder.appendingPathComponent("list.txt")
+        try "\(try await Self.url("/download/300000?seed=36&rate=150000&digest=repr"))\ttampered.bin\n".write(to: listFile, atomically: true, encoding: .utf8)
+        let child = try ChildProcess("courier", ["batch", listFile.path, "--output-dir", folder.path])
+        try await child.waitFor("0/1 files  ")
+        try await Task.sleep(for: .milliseconds(400))
+        child.send(SIGINT)
+        let stopped = try await child.finish(timeout: .seconds(20))
+        #expect(stopped.status == 130, "\(stopped.standardError)")
+        let archive = folder.appendingPathComponent("tampered.bin.courier-operation")
+        let original = try String(contentsOf: archive, encoding: .utf8)
+        let tampered = original.replacingOccurrences(of: #""totalBytesRead":\d+"#, with: #""totalBytesRead":-5"#, options: .regularExpression)
+        try #require(tampered != original)
+        try tampered.write(to: archive, atomically: true, encoding: .utf8)
+
+        let again = try await ChildProcess.run("courier", ["batch", listFile.path, "--output-dir", folder.path])
+        #expect(again.status == 0, "\(again.standardOutput) \(again.standardError)")
+        #expect(again.standardError.contains("cannot continue \(folder.path)/tampered.bin"), "\(again.standardError)")
+        #expect(again.standardError.contains("totalBytesRead is invalid"), "\(again.standardError)")
+        #expect(try sha256Hex(ofFile: folder.appendingPathComponent("tampered.bin")) == TestPayload.bytes(count: 300_000, seed: 36).sha256Hex)
+    }
+
     @Test func aMalformedLineIsAUsageErrorNamingTheLine() async throws {
         let folder = try Self.directory()
         defer { try? FileManager.default.removeItem(at: folder) }
