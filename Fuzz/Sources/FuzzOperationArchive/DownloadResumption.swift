@@ -1,0 +1,1 @@
+../../../Sources/Courier/Exchange/Resumption/DownloadResumption.swift

@@ -1,0 +1,1 @@
+../../../Sources/Courier/Operations/OperationArchive+Validation.swift
