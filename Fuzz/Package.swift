@@ -4,7 +4,8 @@ import PackageDescription
 // libFuzzer targets for the parsers and checks Courier writes itself. Their sources are symlinks to the
 // files in ../Sources/Courier (the same files, not copies). FuzzRequestURL also links AsyncHTTPClient: it
 // drives URLs up to the engine's request type. FuzzCacheEntry links swift-crypto (already built for
-// AsyncHTTPClient): the cache's entry files end in a SHA-256.
+// AsyncHTTPClient): the cache's entry files end in a SHA-256. FuzzCertificateFile links swift-certificates, whose
+// parsers Courier's certificate and key loading calls.
 // Build: swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
 // See README.md.
 let package = Package(
@@ -12,6 +13,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.0"),
     ],
     targets: [
         .target(name: "FuzzDriver"),
@@ -27,9 +30,16 @@ let package = Package(
         .executableTarget(name: "FuzzQueryString", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzMultipart", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzIntegrityHeader", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "FuzzOperationArchive", dependencies: ["FuzzDriver"]),
         .executableTarget(
             name: "FuzzCacheEntry",
             dependencies: ["FuzzDriver", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        .executableTarget(
+            name: "FuzzCertificateFile",
+            dependencies: [
+                "FuzzDriver", .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
         ),
         .executableTarget(
             name: "FuzzRequestURL",

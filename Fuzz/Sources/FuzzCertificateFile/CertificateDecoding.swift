@@ -1,0 +1,1 @@
+../../../Sources/Courier/Security/CertificateDecoding.swift
