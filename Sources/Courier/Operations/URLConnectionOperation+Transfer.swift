@@ -11,6 +11,12 @@ enum TransferDestination: Sendable {
     case file(URL)
 }
 
+/// A transfer taken from an operation's storage to be stopped: its exchange and the task running it.
+struct DetachedTransfer: Sendable {
+    let exchange: Exchange?
+    let runner: Task<Void, Never>?
+}
+
 /// One transfer of an operation: the exchange and where its body goes.
 struct TransferPlan: Sendable {
     let exchange: Exchange
@@ -36,23 +42,32 @@ extension URLConnectionOperation {
         }
     }
 
-    /// Stops the running transfer. A pause makes its outcome irrelevant (the bytes stay in the
-    /// output); a cancel lets it finish the operation with `URLError(.cancelled)`.
+    /// Stops the running transfer so that it finishes the operation with `URLError(.cancelled)` (a cancel).
     func stopTransfer() {
-        let pausing = state == .paused
-        let (exchange, runner) = storage.withLock { storage in
+        stop(detachTransfer(pausing: false), pausing: false)
+    }
+
+    /// Takes the running transfer from the storage, with no effect outside it. For a pause, the transfer's outcome
+    /// stops counting (a new generation; the bytes stay in the output) and its exchange is kept for
+    /// ``settlePause()``; for a cancel, the transfer stays to finish the operation.
+    func detachTransfer(pausing: Bool) -> DetachedTransfer {
+        storage.withLock { storage in
             if pausing {
                 storage.generation += 1
                 storage.keepsPartialOutput = true
                 storage.pausedExchange = storage.exchange
                 storage.exchange = nil
-                return (storage.pausedExchange, storage.runner)
+                return DetachedTransfer(exchange: storage.pausedExchange, runner: storage.runner)
             }
-            return (storage.exchange, storage.runner)
+            return DetachedTransfer(exchange: storage.exchange, runner: storage.runner)
         }
-        exchange?.cancel()
+    }
+
+    /// Cancels a detached transfer; after a pause, keeps what its exchange received.
+    func stop(_ transfer: DetachedTransfer, pausing: Bool) {
+        transfer.exchange?.cancel()
         // Also wakes a body read that is waiting for the next chunk.
-        runner?.cancel()
+        transfer.runner?.cancel()
         if pausing { settlePause() }
     }
 

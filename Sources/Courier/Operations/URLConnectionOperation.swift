@@ -322,9 +322,12 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     /// Whether the operation is paused.
     public var isPaused: Bool { state == .paused }
 
-    /// Moves the state machine to `target`, posting the key-value notifications the queue watches.
+    /// Moves the state machine to `target`, posting the key-value notifications the queue watches. `alongside` runs
+    /// once the move is made, with the state it was made from, before any other transition can begin: a pause
+    /// detaches the transfer it stops there, so that a ``resume()`` from another thread, which may see the paused
+    /// state at once, cannot start a transfer the pause would then take for its own.
     @discardableResult
-    func transition(to target: OperationStateMachine.State) -> Bool {
+    func transition(to target: OperationStateMachine.State, alongside: (OperationStateMachine.State) -> Void = { _ in }) -> Bool {
         transitionLock.lock()
         defer { transitionLock.unlock() }
         let cancelled = isCancelled
@@ -333,6 +336,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
         let keys = [from.observedKey, target.observedKey].compactMap { $0 }
         keys.forEach { willChangeValue(forKey: $0) }
         storage.withLock { _ = $0.machine.transition(to: target, isCancelled: cancelled) }
+        alongside(from)
         keys.reversed().forEach { didChangeValue(forKey: $0) }
         return true
     }
@@ -358,12 +362,13 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     /// rest with a range request).
     open func pause() {
         guard !isCancelled else { return }
-        let wasExecuting = isExecuting
-        guard transition(to: .paused) else { return }
-        if wasExecuting {
-            stopTransfer()
-            OperationNotifier.post(.courierOperationDidFinish, self)
+        var stopping: DetachedTransfer?
+        let paused = transition(to: .paused) { from in
+            if from == .executing { stopping = detachTransfer(pausing: true) }
         }
+        guard paused, let stopping else { return }
+        stop(stopping, pausing: true)
+        OperationNotifier.post(.courierOperationDidFinish, self)
     }
 
     /// Resumes a paused operation: it becomes ready, and starts again at once if it had started

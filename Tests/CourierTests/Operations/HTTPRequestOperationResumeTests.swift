@@ -111,6 +111,38 @@ struct HTTPRequestOperationResumeTests {
         #expect(size.int64Value == written)
     }
 
+    /// A resume from another thread the moment the operation reads as paused: it must not be taken for the
+    /// transfer the pause stops (it was, when the pause published its state before detaching the transfer: the
+    /// pause then cancelled the resumed one, and the download ended `cancelled`).
+    @Test("a resume racing the pause that it answers continues the download", arguments: [false, true])
+    func resumeRacingPause(toFile: Bool) async throws {
+        let file = Fixtures.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: file) }
+        let length = 4 << 20
+        let operation = try await OperationFixtures.operation(HTTPRequestOperation.self, "/download/\(length)?rate=\(length / 4)")
+        if toFile { operation.outputFileURL = file }
+        OperationQueue().addOperation(operation)
+        try #require(await OperationFixtures.wait { operation.totalBytesRead > 0 })
+        var rounds = 0
+        while !operation.isFinished, rounds < 20 {
+            rounds += 1
+            // Spins on another thread until the state reads paused, then resumes at once.
+            let resumer = Thread {
+                let deadline = Date().addingTimeInterval(5)
+                while !operation.isPaused, Date() < deadline {}
+                operation.resume()
+            }
+            resumer.start()
+            operation.pause()
+            #expect(await OperationFixtures.wait { operation.isExecuting || operation.isFinished })
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        await operation.finished()
+        #expect(operation.error == nil, "after \(rounds) pauses: \(String(describing: operation.error))")
+        let body = toFile ? try Data(contentsOf: file) : operation.responseData ?? Data()
+        #expect(body == TestPayload.bytes(count: length, seed: 0))
+    }
+
     @Test("download progress is monotonic and ends at the total")
     func progress() async throws {
         let count = 3 << 20
