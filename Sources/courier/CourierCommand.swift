@@ -12,9 +12,9 @@ struct CourierCommand: AsyncParsableCommand {
         name:=json (raw JSON field), name@path (file upload, multipart), name=@path (a field's value \
         from a file), name:=@path (raw JSON from a file); a body piped on standard input is sent as it is.
         Exit codes: 0 success, 2 usage error, 3 HTTP status >= 400 with --check-status (always for \
-        download), 4 network or TLS error, 5 download verification failed (size, Repr-Digest, \
+        download), 4 network or TLS error (or standard output or the output file could not be written, e.g. a full disk), 5 download verification failed (size, Repr-Digest, \
         Content-Digest or Content-MD5), 6 some downloads of a batch failed, 130 stopped by SIGINT \
-        (Ctrl-C), 143 stopped by SIGTERM (the shell's 128 + signal number; download keeps resume data).
+        (Ctrl-C), 141 the reader of standard output left (a closed pipe, as in `| head`), 143 stopped by SIGTERM (the shell's 128 + signal number; download keeps resume data).
         """,
         version: CourierCommand.version,
         subcommands: [
@@ -39,14 +39,14 @@ struct CourierCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch let failure as CLIFailure {
-            FileHandle.standardError.write(Data("courier: \(failure.message)\n".utf8))
+            StandardStreams.writeError("courier: \(failure.message)\n")
             Foundation.exit(failure.status.rawValue)
         } catch {
             let code = exitCode(for: error)
             if code == .success || code.rawValue == ExitCode.success.rawValue {
                 exit(withError: error)
             }
-            FileHandle.standardError.write(Data("courier: \(fullMessage(for: error))\n".utf8))
+            StandardStreams.writeError("courier: \(fullMessage(for: error))\n")
             Foundation.exit(ExitStatus.usage.rawValue)
         }
     }

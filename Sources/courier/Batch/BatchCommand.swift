@@ -99,7 +99,7 @@ struct BatchCommand: AsyncParsableCommand {
         let (results, signal) = await run.run()
         try? await transport.shutdown()
         try session?.save(given: common, for: sessionURL)
-        print(BatchReport.table(results))
+        try StandardStreams.write(BatchReport.table(results) + "\n")
         let failed = results.filter { !$0.succeeded }.count
         if let signal {
             throw CLIFailure(status: signal == SIGTERM ? .terminated : .interrupted,

@@ -77,17 +77,17 @@ struct DownloadCommand: AsyncParsableCommand {
             stored = try files.load(sending: request)
             if let stored, stored.url != url {
                 // The resume data names the URL after redirects, or the URL of an earlier command.
-                FileHandle.standardError.write(Data("courier: continuing \(stored.url.absoluteString), the URL recorded in \(files.resumeData.path)\n".utf8))
+                StandardStreams.writeError("courier: continuing \(stored.url.absoluteString), the URL recorded in \(files.resumeData.path)\n")
             } else if stored == nil, let adopted = try files.adoptForeignPartial(of: request) {
                 stored = adopted
                 unprovenBytes = adopted.resumption.offset
-                FileHandle.standardError.write(Data("""
+                StandardStreams.writeError("""
                     courier: warning: \(files.output.path) has no resume data; continuing after its \(adopted.resumption.offset) bytes, \
                     which cannot be checked against the server's copy (kept as \(files.partial.lastPathComponent) until done)
 
-                    """.utf8))
+                    """)
             } else if stored == nil {
-                FileHandle.standardError.write(Data("courier: no resume data at \(files.resumeData.path); downloading from the start\n".utf8))
+                StandardStreams.writeError("courier: no resume data at \(files.resumeData.path); downloading from the start\n")
             }
         }
         let transport = AsyncHTTPClientTransport(configuration: try common.transportConfiguration())
@@ -113,19 +113,19 @@ struct DownloadCommand: AsyncParsableCommand {
                 throw CLIFailure(status: .verification, message: "\(saved.path) failed verification: \(mismatch.message); the file was kept for inspection")
             }
             if let unprovenBytes, response.statusCode == 206 || response.statusCode == 416, !check.coversWholeFile {
-                FileHandle.standardError.write(Data("""
+                StandardStreams.writeError("""
                     courier: warning: the first \(unprovenBytes) bytes were kept unchecked: the server sent no digest \
                     of the whole file (Repr-Digest)
 
-                    """.utf8))
+                    """)
             }
             files.removeLeftovers()
             if let wanted = transfer.serverNamed?.wantedName(for: response), wanted != saved.lastPathComponent {
-                FileHandle.standardError.write(Data("courier: \(wanted) is taken (a directory, or a file only --force replaces); saved as \(saved.lastPathComponent)\n".utf8))
+                StandardStreams.writeError("courier: \(wanted) is taken (a directory, or a file only --force replaces); saved as \(saved.lastPathComponent)\n")
             }
             let size = (try? IntegrityCheck.size(of: saved)) ?? 0
             let checks = verified.isEmpty ? "nothing to verify against" : "verified " + verified.joined(separator: ", ")
-            print("saved \(saved.path) (\(size) bytes; \(checks))")
+            try StandardStreams.write("saved \(saved.path) (\(size) bytes; \(checks))\n")
         case .httpError(let response):
             throw CLIFailure(status: .httpError, message: "HTTP \(response.statusCode) from \(response.url?.absoluteString ?? url.absoluteString); nothing was saved")
         case .stopped(let reason, let kept):

@@ -39,10 +39,10 @@ struct RequestRunner {
             curl.proxy = options.common.network.proxy
             curl.noProxy = options.common.network.noproxy
             curl.unixSocketPath = options.common.network.unixSocket
-            print(request.cURLDescription(options: curl))
+            try StandardStreams.write(request.cURLDescription(options: curl) + "\n")
             return
         }
-        printer.printRequest(request, head: selection.requestHead, body: selection.requestBody)
+        try printer.printRequest(request, head: selection.requestHead, body: selection.requestBody)
         if options.display.offline { return }
 
         let cache = try options.kept.httpCache()
@@ -59,7 +59,7 @@ struct RequestRunner {
             configuration.interceptors = options.common.retryInterceptors
             let limit = options.common.retry
             configuration.willRetry = { event in
-                FileHandle.standardError.write(Data((CommonRequestOptions.retryLine(event, limit: limit) + "\n").utf8))
+                StandardStreams.writeError(CommonRequestOptions.retryLine(event, limit: limit) + "\n")
             }
         }
         // The body streams to its destination: the output file, or standard output as it arrives.
@@ -85,7 +85,7 @@ struct RequestRunner {
         if case .success = outcome { upload?.finish() } else { upload?.abandon() }
         defer {
             if options.verbose {
-                FileHandle.standardError.write(Data(VerboseTrace(metrics: exchange.metrics).lines.map { $0 + "\n" }.joined().utf8))
+                StandardStreams.writeError(VerboseTrace(metrics: exchange.metrics).lines.map { $0 + "\n" }.joined())
             }
         }
         do {
@@ -115,10 +115,10 @@ struct RequestRunner {
     /// as it arrives (or already in `output`). A body not asked for is read and dropped.
     private func printResponse(_ result: ExchangeResult, output: URL?, printer: ResponsePrinter, selection: DisplayOptions.Selection) async throws {
         if selection.statusLine || selection.responseHead {
-            printer.printHead(result.response, httpVersion: result.metrics.transactions.last?.httpVersion, headerFields: selection.responseHead)
+            try printer.printHead(result.response, httpVersion: result.metrics.transactions.last?.httpVersion, headerFields: selection.responseHead)
         }
         if let output {
-            FileHandle.standardError.write(Data("courier: wrote \(result.bytesReceived) bytes to \(output.path)\n".utf8))
+            StandardStreams.writeError("courier: wrote \(result.bytesReceived) bytes to \(output.path)\n")
         } else if let body = result.body {
             if selection.responseBody {
                 _ = try await printer.printBody(

@@ -30,37 +30,39 @@ struct ResponsePrinter {
     var colours: Bool { TerminalColors.enabled(isTerminal: isTerminal, formatsBodies: formatsBodies) }
 
     /// Prints the request line and header fields (`head`) and a body held in memory (`body`), before it is sent.
-    func printRequest(_ request: URLRequest, head: Bool, body: Bool) {
+    /// - Throws: ``CLIFailure`` when standard output cannot be written.
+    func printRequest(_ request: URLRequest, head: Bool, body: Bool) throws(CLIFailure) {
         var text = ""
         if head { text += VerboseTrace.requestHead(request).map { $0 + "\n" }.joined() }
         if body, let data = request.httpBody, !data.isEmpty {
             if head { text += "\n" }
-            write(Data(text.utf8))
+            try write(Data(text.utf8))
             text = ""
             if formatsBodies, request.value(forHTTPHeaderField: "Content-Type")?.lowercased().contains("json") == true,
                let pretty = Self.prettyJSON(data) {
-                write(Data((pretty + "\n").utf8))
+                try write(Data((pretty + "\n").utf8))
             } else if formatsBodies, isTerminal, data.contains(0) {
-                write(Data("[binary body: \(data.count) bytes]\n".utf8))
+                try write(Data("[binary body: \(data.count) bytes]\n".utf8))
             } else {
-                write(data)
-                if formatsBodies { write(Data("\n".utf8)) }
+                try write(data)
+                if formatsBodies { try write(Data("\n".utf8)) }
             }
         } else if body, request.httpBodyStream != nil {
             text += (head ? "\n" : "") + "[streamed body: multipart form]\n"
         }
-        if head || !text.isEmpty { write(Data((text + (head ? "\n" : "")).utf8)) }
+        if head || !text.isEmpty { try write(Data((text + (head ? "\n" : "")).utf8)) }
     }
 
     /// Prints the status line, with the header fields when `headerFields`.
-    func printHead(_ response: HTTPURLResponse, httpVersion: String?, headerFields: Bool) {
+    /// - Throws: ``CLIFailure`` when standard output cannot be written.
+    func printHead(_ response: HTTPURLResponse, httpVersion: String?, headerFields: Bool) throws(CLIFailure) {
         let head = VerboseTrace.responseHead(response, version: httpVersion)
         let colours = colours
         var text = (colours ? TerminalColors.statusLine(head[0], statusCode: response.statusCode) : head[0]) + "\n"
         if headerFields {
             for line in head.dropFirst() { text += (colours ? TerminalColors.headerLine(line) : line) + "\n" }
         }
-        write(Data(text.utf8))
+        try write(Data(text.utf8))
     }
 
     /// Prints `body` (after a blank line when `separated` from a head printed before it; none for an empty body)
@@ -68,7 +70,7 @@ struct ResponsePrinter {
     func printBody(_ body: ResponseBodyStream, contentType: String?, separated: Bool) async throws -> Int64 {
         var chunks = body.makeAsyncIterator()
         guard let first = try await chunks.next() else { return 0 }
-        if separated { write(Data("\n".utf8)) }
+        if separated { try write(Data("\n".utf8)) }
         var count = Int64(first.count)
         if streamsLines, formatsBodies {
             // Each complete line goes out as soon as its newline arrives; a line that is JSON is formatted.
@@ -76,7 +78,7 @@ struct ResponsePrinter {
             while true {
                 var start = pending.startIndex
                 while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                    printLine(pending[start..<newline])
+                    try printLine(pending[start..<newline])
                     start = pending.index(after: newline)
                 }
                 // Only the unfinished line is kept: one copy per chunk, not per line.
@@ -85,7 +87,7 @@ struct ResponsePrinter {
                 pending.append(chunk)
                 count += Int64(chunk.count)
             }
-            if !pending.isEmpty { printLine(pending[...]) }
+            if !pending.isEmpty { try printLine(pending[...]) }
             return count
         }
         if formatsBodies, contentType?.lowercased().contains("json") == true {
@@ -95,30 +97,30 @@ struct ResponsePrinter {
                 count += Int64(chunk.count)
             }
             if held.count <= Self.prettyPrintLimit, let pretty = Self.prettyJSON(held) {
-                write(Data(((colours ? TerminalColors.json(pretty) : pretty) + "\n").utf8))
+                try write(Data(((colours ? TerminalColors.json(pretty) : pretty) + "\n").utf8))
                 return count
             }
-            write(held)
+            try write(held)
         } else if formatsBodies, isTerminal, first.contains(0) {
             while let chunk = try await chunks.next() { count += Int64(chunk.count) }
-            write(Data("[binary body: \(count) bytes]\n".utf8))
+            try write(Data("[binary body: \(count) bytes]\n".utf8))
             return count
         } else {
-            write(first)
+            try write(first)
         }
         while let chunk = try await chunks.next() {
-            write(chunk)
+            try write(chunk)
             count += Int64(chunk.count)
         }
         return count
     }
 
     /// One line of a streamed body: formatted (and coloured) when it is a JSON document, else as received.
-    private func printLine(_ line: Data) {
+    private func printLine(_ line: Data) throws(CLIFailure) {
         if line.first == UInt8(ascii: "{") || line.first == UInt8(ascii: "["), let pretty = Self.prettyJSON(Data(line)) {
-            write(Data(((colours ? TerminalColors.json(pretty) : pretty) + "\n").utf8))
+            try write(Data(((colours ? TerminalColors.json(pretty) : pretty) + "\n").utf8))
         } else {
-            write(Data(line) + Data("\n".utf8))
+            try write(Data(line) + Data("\n".utf8))
         }
     }
 
@@ -130,7 +132,8 @@ struct ResponsePrinter {
         return String(data: pretty, encoding: .utf8)
     }
 
-    private func write(_ data: Data) {
-        FileHandle.standardOutput.write(data)
+    /// Writes `data` to standard output (see ``StandardStreams``).
+    private func write(_ data: Data) throws(CLIFailure) {
+        try StandardStreams.write(data, to: .output)
     }
 }

@@ -31,11 +31,11 @@ struct SessionInUse {
     /// than the session's), when it has any.
     func warnIfWithheld(from url: URL?) {
         guard !applies(to: url), file.auth != nil || !file.headers.isEmpty else { return }
-        FileHandle.standardError.write(Data("""
+        StandardStreams.writeError("""
             courier: the session \(location.path) was made for \(file.origin ?? "another host"); \
             its credential and header fields are not sent to \(SessionFile.origin(of: url) ?? url?.absoluteString ?? "this URL")
 
-            """.utf8))
+            """)
     }
 
     /// `common` with the session's `-u` and `--auth-type` when the command line gave no `-u` and the session applies

@@ -73,14 +73,15 @@ final class ProgressDisplay: Sendable {
         self.write = write
     }
 
-    /// Writes `text` to standard error, unbuffered.
+    /// Writes `text` to standard error, unbuffered (through ``StandardStreams``).
     static let standardError: @Sendable (String) -> Void = { text in
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardStreams.writeError(text)
     }
 
-    /// Writes `text` to standard output, unbuffered (for result lines printed between redraws).
+    /// Writes `text` to standard output, unbuffered (for result lines printed between redraws); a failure to write
+    /// ends the process (see ``StandardStreams/writeOutputOrExit(_:)``).
     static let standardOutput: @Sendable (String) -> Void = { text in
-        FileHandle.standardOutput.write(Data(text.utf8))
+        StandardStreams.writeOutputOrExit(text)
     }
 
     /// Records progress: `completed` bytes of `total` (`nil` when unknown), with an optional `prefix`

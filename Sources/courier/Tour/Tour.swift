@@ -64,15 +64,15 @@ struct Tour: Sendable {
         var failures = 0
         let started = ContinuousClock.now
         for (index, step) in all.enumerated() {
-            print(String(format: "%2d. %@", index + 1, step.title))
+            StandardStreams.writeOutputOrExit(String(format: "%2d. %@", index + 1, step.title) + "\n")
             let stepStarted = ContinuousClock.now
             do {
                 let summary = try await step.run(TourLog())
                 let milliseconds = Int(((ContinuousClock.now - stepStarted).seconds * 1000).rounded())
-                print("    ✔ \(summary) (\(milliseconds) ms)")
+                StandardStreams.writeOutputOrExit("    ✔ \(summary) (\(milliseconds) ms)\n")
             } catch {
                 failures += 1
-                print("    ✘ \(error)")
+                StandardStreams.writeOutputOrExit("    ✘ \(error)\n")
             }
         }
         return Outcome(steps: all.count, failures: failures, elapsed: ContinuousClock.now - started)
@@ -110,7 +110,7 @@ struct Tour: Sendable {
 /// Prints a step's live details, indented under its title.
 struct TourLog: Sendable {
     func note(_ text: String) {
-        print("      \(text)")
+        StandardStreams.writeOutputOrExit("      \(text)\n")
     }
 }
 

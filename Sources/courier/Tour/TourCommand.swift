@@ -22,16 +22,16 @@ struct TourCommand: AsyncParsableCommand {
             throw error
         }
         let tour = Tour(servers: TourServers(plain: plain, secure: secure))
-        print("Courier tour against the embedded test server at \(plain.baseURL.absoluteString) (TLS: \(secure.baseURL.absoluteString))\n")
+        try StandardStreams.write("Courier tour against the embedded test server at \(plain.baseURL.absoluteString) (TLS: \(secure.baseURL.absoluteString))\n\n")
         let outcome = await tour.runAll()
         await tour.shutdown()
         try? await secure.shutdown()
         try? await plain.shutdown()
-        print()
+        try StandardStreams.write("\n")
         let seconds = String(format: "%.1f s", outcome.elapsed.seconds)
         guard outcome.failures == 0 else {
             throw CLIFailure(status: .network, message: "\(outcome.failures) of \(outcome.steps) tour steps failed (\(seconds))")
         }
-        print("All \(outcome.steps) steps behaved as expected in \(seconds).")
+        try StandardStreams.write("All \(outcome.steps) steps behaved as expected in \(seconds).\n")
     }
 }
