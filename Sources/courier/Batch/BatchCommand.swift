@@ -31,14 +31,14 @@ struct BatchCommand: AsyncParsableCommand {
     @Argument(help: "The file listing the downloads.")
     var file: String
 
-    @Option(help: "How many downloads run at once.")
-    var concurrency: Int = 4
+    @Option(name: .customLong("concurrency"), parsing: .unconditional, help: ArgumentHelp("How many downloads run at once (1 to 1000).", valueName: "n"))
+    var concurrencyGiven: OptionNumber = 4
 
     @Option(name: .customLong("output-dir"), help: "The directory relative outputs go to (created when missing).")
     var outputDirectory: String = "."
 
-    @Option(help: "Seconds without data before a download fails.")
-    var timeout: Double = 30
+    @Option(name: .customLong("timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds without data before a download fails (0.001 to a year).", valueName: "seconds"))
+    var timeoutGiven: OptionNumber = 30
 
     @OptionGroup
     var kept: SessionOptions
@@ -47,7 +47,8 @@ struct BatchCommand: AsyncParsableCommand {
     var common: CommonRequestOptions
 
     func run() async throws {
-        guard concurrency >= 1 else { throw CLIFailure.usage("--concurrency must be at least 1") }
+        let concurrency = try NumericOption.concurrency.count(concurrencyGiven)
+        let timeout = try NumericOption.timeout.seconds(timeoutGiven)
         try common.check()
         try kept.check()
         let text: String
@@ -92,7 +93,7 @@ struct BatchCommand: AsyncParsableCommand {
         }
         var run = BatchRun(
             entries: batch.entries, requestParts: entryParts, concurrency: concurrency, timeout: timeout,
-            transport: transport, retryInterceptors: common.retryInterceptors, retryLimit: common.retry
+            transport: transport, retryInterceptors: try common.retryInterceptors, retryLimit: try common.retry
         )
         run.cookieJar = session?.jar
         run.cache = try kept.httpCache()

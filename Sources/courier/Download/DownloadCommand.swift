@@ -37,11 +37,11 @@ struct DownloadCommand: AsyncParsableCommand {
     @Flag(name: .customLong("continue"), help: "Resume an interrupted download of the same file (from FILE.courier-resume), or continue a partial FILE another program left, after its bytes (as curl -C - and wget -c do).")
     var resume = false
 
-    @Option(help: "Seconds without data before the download fails.")
-    var timeout: Double = 30
+    @Option(name: .customLong("timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds without data before the download fails (0.001 to a year).", valueName: "seconds"))
+    var timeoutGiven: OptionNumber = 30
 
-    @Option(help: ArgumentHelp("Seconds the whole download may take before it is stopped, its bytes kept for --continue (curl's --max-time). Default: no limit.", valueName: "seconds"))
-    var maxTime: Double?
+    @Option(name: .customLong("max-time"), parsing: .unconditional, help: ArgumentHelp("Seconds the whole download may take before it is stopped, its bytes kept for --continue (curl's --max-time; 0.001 to a year). Default: no limit.", valueName: "seconds"))
+    var maxTimeGiven: OptionNumber?
 
     @OptionGroup
     var kept: SessionOptions
@@ -50,9 +50,10 @@ struct DownloadCommand: AsyncParsableCommand {
     var common: CommonRequestOptions
 
     func run() async throws {
+        let timeout = try NumericOption.timeout.seconds(timeoutGiven)
+        let maxTime = try maxTimeGiven.map(NumericOption.maxTime.seconds)
         try common.check()
         try kept.check()
-        if let maxTime, !(maxTime > 0 && maxTime.isFinite) { throw CLIFailure.usage("--max-time must be a positive number of seconds") }
         let url = try DownloadCommand.httpURL(url)
         let files = DownloadFiles(output: output, url: url)
         var isDirectory: ObjCBool = false
@@ -94,7 +95,7 @@ struct DownloadCommand: AsyncParsableCommand {
         var transfer = DownloadTransfer(files: files, timeout: timeout, transport: transport, credential: try common.challengeCredential())
         if output == nil, !resume { transfer.serverNamed = ServerNamedTarget(urlNamed: files.output, replacesFiles: force) }
         transfer.maxTime = maxTime
-        transfer.retry = common.retry
+        transfer.retry = try common.retry
         transfer.cookieJar = session?.jar
         transfer.cache = try kept.httpCache()
         let outcome = try await transfer.run(request: request, resume: stored)

@@ -112,7 +112,8 @@ struct DownloadTransfer {
         let expired = Atomic<Bool>(false)
         let deadline = maxTime.map { seconds in
             Task { @Sendable in
-                try await Task.sleep(for: .seconds(seconds))
+                // NumericOption bounds --max-time to a year; bounded here too, so that no value can overflow Duration.
+                try await Task.sleep(for: .seconds(NumericOption.timerSeconds(seconds)))
                 expired.store(true, ordering: .relaxed)
                 cancel()
             }

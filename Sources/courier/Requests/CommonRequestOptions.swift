@@ -23,8 +23,8 @@ struct CommonRequestOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Send Authorization: Bearer <token>.", valueName: "token"))
     var bearer: String?
 
-    @Option(help: ArgumentHelp("Retry a failed request up to n times (transient errors; 408, 429, 500, 502, 503, 504; idempotent methods), with backoff and Retry-After (up to 30 s); each retry is printed on stderr. A download cut off midway is not retried: --continue takes it up. Default 0.", valueName: "n"))
-    var retry = 0
+    @Option(name: .customLong("retry"), parsing: .unconditional, help: ArgumentHelp("Retry a failed request up to n times, 0 to 100 (transient errors; 408, 429, 500, 502, 503, 504; idempotent methods), with backoff and Retry-After (up to 30 s); each retry is printed on stderr. A download cut off midway is not retried: --continue takes it up.", valueName: "n"))
+    var retryGiven: OptionNumber = 0
 
     @Flag(name: .customLong("http1.1"), help: "Speak HTTP/1.1 only.")
     var http1 = false
@@ -46,7 +46,7 @@ struct CommonRequestOptions: ParsableArguments {
     /// - Throws: ``CLIFailure`` (usage).
     func check() throws {
         if http1 && http2 { throw CLIFailure.usage("--http1.1 and --http2 exclude each other") }
-        guard (0...100).contains(retry) else { throw CLIFailure.usage("--retry must be between 0 and 100") }
+        _ = try retry
         if authType != nil, user == nil { throw CLIFailure.usage("--auth-type needs -u") }
         if authType == .bearer, bearer != nil { throw CLIFailure.usage("give the token once: --auth-type bearer -u TOKEN, or --bearer TOKEN") }
         try tls.check()
@@ -69,9 +69,18 @@ struct CommonRequestOptions: ParsableArguments {
         )
     }
 
-    /// `--retry`'s interceptor (no budget: one command's requests get all the retries they ask for), or none.
+    /// `--retry` (default 0), bounded by ``NumericOption/retry``.
+    var retry: Int {
+        get throws(CLIFailure) { try NumericOption.retry.count(retryGiven) }
+    }
+
+    /// `--retry`'s interceptor (no budget: one command's requests get all the retries they ask for), or none (the
+    /// default, `--retry 0`).
     var retryInterceptors: [any RequestInterceptor] {
-        retry > 0 ? [RetryPolicy(retryLimit: retry, budget: nil)] : []
+        get throws(CLIFailure) {
+            let retry = try retry
+            return retry > 0 ? [RetryPolicy(retryLimit: retry, budget: nil)] : []
+        }
     }
 
     /// The line `--retry` (`limit`) prints on standard error before a retry.

@@ -17,8 +17,8 @@ final class RequestDeadline: Sendable {
     init(seconds: Double, exchange: Exchange) {
         self.seconds = seconds
         let task = Task { [weak self] in
-            // A year bounds what Duration is given (the option is checked to be positive and finite).
-            guard (try? await Task.sleep(for: .seconds(min(seconds, 365 * 86_400)))) != nil else { return }
+            // NumericOption bounds --max-time to a year; bounded here too, so that no value can overflow Duration.
+            guard (try? await Task.sleep(for: .seconds(NumericOption.timerSeconds(seconds)))) != nil else { return }
             self?.expire(exchange)
         }
         timer.withLock { $0 = task }

@@ -12,14 +12,14 @@ struct RequestOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Follow redirects (default), or deliver the redirect response itself.")
     var follow = true
 
-    @Option(help: ArgumentHelp("The most redirects followed before failing.", valueName: "n"))
-    var maxRedirects = 16
+    @Option(name: .customLong("max-redirects"), parsing: .unconditional, help: ArgumentHelp("The most redirects followed before failing (0 to 1000).", valueName: "n"))
+    var maxRedirectsGiven: OptionNumber = 16
 
-    @Option(help: ArgumentHelp("Seconds without any byte moving before the request fails.", valueName: "seconds"))
-    var timeout: Double = 30
+    @Option(name: .customLong("timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds without any byte moving before the request fails (0.001 to a year).", valueName: "seconds"))
+    var timeoutGiven: OptionNumber = 30
 
-    @Option(help: ArgumentHelp("Seconds the whole request may take, redirects, retries and body included, before it is stopped (curl's --max-time). Default: no limit.", valueName: "seconds"))
-    var maxTime: Double?
+    @Option(name: .customLong("max-time"), parsing: .unconditional, help: ArgumentHelp("Seconds the whole request may take, redirects, retries and body included, before it is stopped (curl's --max-time; 0.001 to a year). Default: no limit.", valueName: "seconds"))
+    var maxTimeGiven: OptionNumber?
 
     @Option(help: ArgumentHelp("Send this text as the body (instead of fields or standard input).", valueName: "text"))
     var raw: String?
@@ -51,13 +51,32 @@ struct RequestOptions: ParsableArguments {
     @OptionGroup
     var common: CommonRequestOptions
 
-    /// Checks the values argument-parser cannot (run-time, so that the message is one line).
+    /// `--max-redirects` (default 16), bounded by ``NumericOption/maxRedirects``.
+    var maxRedirects: Int {
+        get throws(CLIFailure) { try NumericOption.maxRedirects.count(maxRedirectsGiven) }
+    }
+
+    /// `--timeout` in seconds (default 30), bounded by ``NumericOption/timeout``.
+    var timeout: Double {
+        get throws(CLIFailure) { try NumericOption.timeout.seconds(timeoutGiven) }
+    }
+
+    /// `--max-time` in seconds, bounded by ``NumericOption/maxTime``; `nil` (the default) for no limit.
+    var maxTime: Double? {
+        get throws(CLIFailure) {
+            guard let maxTimeGiven else { return nil }
+            return try NumericOption.maxTime.seconds(maxTimeGiven)
+        }
+    }
+
+    /// Checks the values argument-parser cannot (run-time, so that the message is one line): the numeric options
+    /// through ``NumericOption``, then the session's and the common options.
     /// - Throws: ``CLIFailure`` (usage).
     func check() throws {
-        guard maxRedirects >= 0 else { throw CLIFailure.usage("--max-redirects must be 0 or more") }
-        guard timeout > 0, timeout.isFinite else { throw CLIFailure.usage("--timeout must be a positive number of seconds") }
+        _ = try maxRedirects
+        _ = try timeout
+        _ = try maxTime
         try kept.check()
-        if let maxTime, !(maxTime > 0 && maxTime.isFinite) { throw CLIFailure.usage("--max-time must be a positive number of seconds") }
         try common.check()
     }
 }

@@ -33,7 +33,7 @@ struct RequestRunner {
             var curl = CURLCommandOptions()
             curl.credential = credential?.credential
             curl.followsRedirects = options.follow
-            curl.maximumRedirects = options.follow ? options.maxRedirects : nil
+            curl.maximumRedirects = try options.follow ? options.maxRedirects : nil
             curl.outputFile = output
             try options.common.tls.apply(to: &curl)
             curl.proxy = options.common.network.proxy
@@ -51,13 +51,13 @@ struct RequestRunner {
         configuration.cache = cache
         configuration.cookieJar = session?.jar ?? CookieJar()
         configuration.followsRedirects = options.follow
-        configuration.maximumRedirects = options.maxRedirects
+        configuration.maximumRedirects = try options.maxRedirects
         if let credential {
             configuration.challengeHandler = { challenge in credential.answer(challenge, originalURL: request.url) }
         }
-        if options.common.retry > 0 {
-            configuration.interceptors = options.common.retryInterceptors
-            let limit = options.common.retry
+        let limit = try options.common.retry
+        if limit > 0 {
+            configuration.interceptors = try options.common.retryInterceptors
             configuration.willRetry = { event in
                 StandardStreams.writeError(CommonRequestOptions.retryLine(event, limit: limit) + "\n")
             }
@@ -72,7 +72,7 @@ struct RequestRunner {
         }
 
         let exchange = Exchange(request: request, configuration: configuration)
-        let deadline = options.maxTime.map { RequestDeadline(seconds: $0, exchange: exchange) }
+        let deadline = try options.maxTime.map { RequestDeadline(seconds: $0, exchange: exchange) }
         defer { deadline?.disarm() }
         let outcome: Result<ExchangeResult, any Error>
         do {
@@ -140,7 +140,7 @@ struct RequestRunner {
         items: [RequestItem], body: BodyInput?, common: CommonRequestOptions, sessionHeaders: [String: String]
     ) throws -> URLRequest {
         var request = try RequestBuilder(
-            method: method, urlString: options.url, items: items, style: bodyStyle ?? .json, timeout: options.timeout, body: body
+            method: method, urlString: options.url, items: items, style: bodyStyle ?? .json, timeout: try options.timeout, body: body
         ).build()
         for (name, value) in sessionHeaders where request.value(forHTTPHeaderField: name) == nil {
             request.setValue(value, forHTTPHeaderField: name)

@@ -259,8 +259,8 @@ struct CLIRequestTests {
             (["get", "ftp://example.com/x"], "is not an http or https URL"),
             (["get", "not a url"], "is not an http or https URL"),
             (["get", "-u", ":nouser", try await Self.url("/get")], "bad -u value"),
-            (["get", "--max-redirects=-1", try await Self.url("/get")], "--max-redirects must be 0 or more"),
-            (["get", "--timeout", "0", try await Self.url("/get")], "--timeout must be a positive number"),
+            (["get", "--max-redirects=-1", try await Self.url("/get")], "--max-redirects must be a whole number from 0 to 1000"),
+            (["get", "--timeout", "0", try await Self.url("/get")], "--timeout must be a number of seconds from 0.001"),
             (["get", "--key", "/tmp/key.pem", try await Self.url("/get")], "--key needs --cert"),
             (["get", "--cacert", "/nonexistent/ca.pem", "https://127.0.0.1:1/"], "bad --cacert file"),
         ]

@@ -1,0 +1,99 @@
+import ArgumentParser
+
+/// The text given to a numeric option, kept as typed until ``NumericOption`` parses and bounds it.
+///
+/// argument-parser's own parsing of `Int` and `Double` would reject `nan` or `1e19` with its usage screen (not one
+/// line), and accept `inf` or `1e308`; the commands check their numeric options with ``NumericOption`` instead, at
+/// the start of `run()`, so that every bad value is one usage line naming the option and its range (exit 2).
+struct OptionNumber: ExpressibleByArgument, ExpressibleByIntegerLiteral, CustomStringConvertible, Sendable {
+    /// The text as typed, e.g. `30`, `1.5`, `-1`, `nan`.
+    let text: String
+
+    /// The value given on the command line; never fails (the option's ``NumericOption`` judges it).
+    init(argument: String) {
+        text = argument
+    }
+
+    /// A default written in the source, e.g. `= 30`.
+    init(integerLiteral value: Int) {
+        text = String(value)
+    }
+
+    var description: String { text }
+}
+
+/// Every numeric option of `courier`, its bounds, and the one function that parses and bounds its value.
+///
+/// Seconds (`--timeout`, `--max-time`) are finite numbers from 0.001 to 31,536,000 (a year); counts are whole numbers
+/// in the option's range: `--retry` 0…100, `--concurrency` 1…1000, `--max-redirects` 0…1000, `--port` 0…65535. A value
+/// outside is a usage error (``CLIFailure/usage(_:)``, exit 2) naming the option and its range, so that nothing
+/// downstream needs its own clamping.
+struct NumericOption: Sendable {
+    /// What the option counts.
+    enum Kind: Sendable {
+        /// Seconds, from ``NumericOption/shortestSeconds`` to ``NumericOption/longestSeconds``.
+        case seconds
+        /// A whole number in the range.
+        case count(ClosedRange<Int>)
+    }
+
+    /// The option as typed, e.g. `--max-time`.
+    let name: String
+    let kind: Kind
+
+    /// The fewest seconds any seconds option accepts: 0.001 (a millisecond).
+    static let shortestSeconds = 0.001
+    /// The most seconds any seconds option accepts: 31,536,000 (a year).
+    static let longestSeconds: Double = 365 * 86_400
+
+    /// `--max-time`: seconds the whole request or download may take.
+    static let maxTime = NumericOption(name: "--max-time", kind: .seconds)
+    /// `--timeout`: seconds without data before a request or download fails.
+    static let timeout = NumericOption(name: "--timeout", kind: .seconds)
+    /// `--retry`: 0 to 100 retries.
+    static let retry = NumericOption(name: "--retry", kind: .count(0...100))
+    /// `batch --concurrency`: 1 to 1000 downloads at once.
+    static let concurrency = NumericOption(name: "--concurrency", kind: .count(1...1000))
+    /// `--max-redirects`: 0 to 1000 redirects followed.
+    static let maxRedirects = NumericOption(name: "--max-redirects", kind: .count(0...1000))
+    /// `serve --port`: 0 (a free port) to 65535.
+    static let port = NumericOption(name: "--port", kind: .count(0...65_535))
+
+    /// `seconds` within 0…``longestSeconds`` (NaN as ``longestSeconds``): what a timer may be given, so that even a value
+    /// that bypassed the options' checks cannot overflow a `Duration`.
+    static func timerSeconds(_ seconds: Double) -> Double {
+        seconds.isNaN ? longestSeconds : min(max(seconds, 0), longestSeconds)
+    }
+
+    /// What the option accepts, as the usage error says it.
+    var accepted: String {
+        switch kind {
+        case .seconds:
+            "a number of seconds from \(Self.shortestSeconds) to \(Int(Self.longestSeconds)) (a year)"
+        case .count(let range):
+            "a whole number from \(range.lowerBound) to \(range.upperBound)"
+        }
+    }
+
+    /// `given` as seconds.
+    /// - Throws: ``CLIFailure`` (usage) unless it is a finite number from ``shortestSeconds`` to ``longestSeconds``
+    ///   (or the option counts rather than measures time).
+    func seconds(_ given: OptionNumber) throws(CLIFailure) -> Double {
+        guard case .seconds = kind, let value = Double(given.text), value.isFinite,
+              value >= Self.shortestSeconds, value <= Self.longestSeconds else { throw rejection(of: given) }
+        return value
+    }
+
+    /// `given` as a whole number.
+    /// - Throws: ``CLIFailure`` (usage) unless it is a whole number in the option's range (or the option is seconds).
+    func count(_ given: OptionNumber) throws(CLIFailure) -> Int {
+        guard case .count(let range) = kind, let value = Int(given.text), range.contains(value) else { throw rejection(of: given) }
+        return value
+    }
+
+    /// The usage error for `given`: the option, what it accepts and what it got.
+    private func rejection(of given: OptionNumber) -> CLIFailure {
+        let shown = given.text.count > 40 ? String(given.text.prefix(40)) + "…" : given.text
+        return CLIFailure.usage("\(name) must be \(accepted), not \(shown.debugDescription)")
+    }
+}
