@@ -14,7 +14,8 @@ import FoundationNetworking
 ///
 /// The body is never held whole: it goes out chunk by chunk; when bodies are formatted (a terminal's default), a
 /// JSON body is held (up to ``prettyPrintLimit``) only to be pretty-printed, one that grows past that is printed as
-/// it arrives instead, and on a terminal a binary body is counted, not shown. In a pipe the bytes go out as received.
+/// it arrives instead, and on a terminal a binary body is counted, not shown. With `--stream`, lines are held up to
+/// ``StreamedLines/maximumLineLength`` each (see ``StreamedLines``). In a pipe the bytes go out as received.
 struct ResponsePrinter {
     /// The most bytes of a JSON body held to pretty-print it: 8 MiB.
     static let prettyPrintLimit = 8 << 20
@@ -73,21 +74,16 @@ struct ResponsePrinter {
         if separated { try write(Data("\n".utf8)) }
         var count = Int64(first.count)
         if streamsLines, formatsBodies {
-            // Each complete line goes out as soon as its newline arrives; a line that is JSON is formatted.
-            var pending = first
-            while true {
-                var start = pending.startIndex
-                while let newline = pending[start...].firstIndex(of: UInt8(ascii: "\n")) {
-                    try printLine(pending[start..<newline])
-                    start = pending.index(after: newline)
-                }
-                // Only the unfinished line is kept: one copy per chunk, not per line.
-                pending = Data(pending[start...])
-                guard let chunk = try await chunks.next() else { break }
-                pending.append(chunk)
-                count += Int64(chunk.count)
+            // Each complete line goes out as soon as its newline arrives; a line that is JSON is formatted. Each chunk
+            // is searched once (StreamedLines), and a line past its limit goes out unformatted as it arrives.
+            var lines = StreamedLines()
+            var chunk: Data? = first
+            while let arrived = chunk {
+                try printPieces(lines.append(arrived))
+                chunk = try await chunks.next()
+                count += Int64(chunk?.count ?? 0)
             }
-            if !pending.isEmpty { try printLine(pending[...]) }
+            try printPieces(lines.finish())
             return count
         }
         if formatsBodies, contentType?.lowercased().contains("json") == true {
@@ -115,12 +111,25 @@ struct ResponsePrinter {
         return count
     }
 
+    /// The pieces of a streamed body: each whole line through ``printLine(_:)``, the bytes of an overlong line as they are.
+    private func printPieces(_ pieces: [StreamedLines.Piece]) throws(CLIFailure) {
+        for piece in pieces {
+            switch piece {
+            case .line(let line): try printLine(line)
+            case .unformatted(let bytes): try write(bytes)
+            }
+        }
+    }
+
     /// One line of a streamed body: formatted (and coloured) when it is a JSON document, else as received.
     private func printLine(_ line: Data) throws(CLIFailure) {
         if line.first == UInt8(ascii: "{") || line.first == UInt8(ascii: "["), let pretty = Self.prettyJSON(Data(line)) {
             try write(Data(((colours ? TerminalColors.json(pretty) : pretty) + "\n").utf8))
         } else {
-            try write(Data(line) + Data("\n".utf8))
+            var ended = Data(capacity: line.count + 1)
+            ended.append(line)
+            ended.append(UInt8(ascii: "\n"))
+            try write(ended)
         }
     }
 
