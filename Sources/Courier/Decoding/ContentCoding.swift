@@ -24,6 +24,22 @@ enum ContentCoding: Sendable, Equatable {
         }
     }
 
+    /// Whether an `Accept-Encoding` value lists this coding with a weight above 0 (RFC 9110 §12.5.3; `*` counts).
+    func isAccepted(by acceptEncoding: String) -> Bool {
+        var accepted = false
+        for member in acceptEncoding.split(separator: ",") {
+            let parameters = member.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let token = parameters.first else { continue }
+            let names = self == .gzip ? ["gzip", "x-gzip"] : ["deflate"]
+            guard names.contains(token) || token == "*" else { continue }
+            let weight = parameters.dropFirst().first(where: { $0.hasPrefix("q=") }).flatMap { Double($0.dropFirst(2)) } ?? 1
+            // A listing of the coding by name wins over `*`.
+            if token != "*" { return weight > 0 }
+            accepted = weight > 0
+        }
+        return accepted
+    }
+
     /// The name used in error messages.
     var name: String {
         switch self {

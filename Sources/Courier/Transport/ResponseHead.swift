@@ -9,6 +9,11 @@ extension HTTPURLResponse {
     static func received<Fields: Sequence>(
         url: URL, statusCode: Int, httpVersion: String, fields: Fields
     ) -> HTTPURLResponse? where Fields.Element == (name: String, value: String) {
+        HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: joined(fields))
+    }
+
+    /// `fields` as one value per name: a repeated name's values joined with `", "`, in order.
+    static func joined<Fields: Sequence>(_ fields: Fields) -> [String: String] where Fields.Element == (name: String, value: String) {
         var joined = [String: String](minimumCapacity: fields.underestimatedCount)
         for (name, value) in fields {
             if let existing = joined[name] {
@@ -17,6 +22,6 @@ extension HTTPURLResponse {
                 joined[name] = value
             }
         }
-        return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: joined)
+        return joined
     }
 }

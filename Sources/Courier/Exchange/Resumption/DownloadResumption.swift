@@ -8,13 +8,18 @@ import FoundationNetworking
 /// (RFC 9110 §13.1.5, §14.2).
 ///
 /// Parts are combined only when the server proves they belong together (RFC 9110 §15.3.7.3): the
-/// `206` carries the same strong validator, its `Content-Range` starts exactly at ``offset`` and runs
-/// to the end of a representation of the recorded ``completeLength``, and its `Content-Length` (when
+/// `206` carries the same strong validator and content coding, its `Content-Range` starts exactly at ``offset`` and
+/// runs to the end of a representation of the recorded ``completeLength``, and its `Content-Length` (when
 /// sent) is that range's length. Anything else starts the download over from the first byte.
 ///
 /// A resumption without a validator starts over, unless it is made with ``continuesWithoutValidator``: the kept
 /// bytes of a file another program left (a browser, curl, wget), continued as `curl -C -` and `wget -c` do, with
 /// `Range` and no `If-Range`.
+///
+/// A `Range` counts the bytes of the representation as sent (RFC 9110 §14.1.2), so the kept bytes are continued only
+/// when they are those bytes: the resumption records the representation's ``contentCoding`` (a `206` in another coding
+/// does not continue them), and kept bytes that were content-decoded on the way (``keptBytesAreDecoded``) are never
+/// continued: the download starts over from the first byte.
 ///
 /// Codable, so it can be written to disk and survive a process restart.
 public struct DownloadResumption: Sendable, Codable, Equatable {
@@ -32,25 +37,35 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
     /// of the representation, whose length its `Content-Range` must state. Default `false` (without a validator the download starts over). Ignored when a
     /// validator exists.
     public var continuesWithoutValidator: Bool
+    /// The content coding of the representation the kept bytes belong to, as the server sent it (its
+    /// `Content-Encoding`, lower-cased, such as `gzip`), or `nil` for none. A `206` continues the kept bytes only in
+    /// the same coding. Default `nil`.
+    public var contentCoding: String?
+    /// Whether the kept bytes are the body decoded from ``contentCoding`` rather than the bytes as sent. A `Range`
+    /// cannot continue them (it counts the bytes as sent), so ``canResume`` is `false` and the download starts over
+    /// from the first byte. Default `false`.
+    public var keptBytesAreDecoded: Bool
 
     /// Creates a resumption point.
     public init(
         offset: Int64, entityTag: String? = nil, lastModified: String? = nil, completeLength: Int64? = nil,
-        continuesWithoutValidator: Bool = false
+        continuesWithoutValidator: Bool = false, contentCoding: String? = nil, keptBytesAreDecoded: Bool = false
     ) {
         self.offset = offset
         self.entityTag = entityTag
         self.lastModified = lastModified
         self.completeLength = completeLength
         self.continuesWithoutValidator = continuesWithoutValidator
+        self.contentCoding = contentCoding
+        self.keptBytesAreDecoded = keptBytesAreDecoded
     }
 
     private enum CodingKeys: String, CodingKey {
-        case offset, entityTag, lastModified, completeLength, continuesWithoutValidator
+        case offset, entityTag, lastModified, completeLength, continuesWithoutValidator, contentCoding, keptBytesAreDecoded
     }
 
     /// Decodes a resumption; one written before ``continuesWithoutValidator`` existed does not continue without a
-    /// validator.
+    /// validator, and one written before ``contentCoding`` existed holds bytes in no coding.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         offset = try container.decode(Int64.self, forKey: .offset)
@@ -58,10 +73,13 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
         lastModified = try container.decodeIfPresent(String.self, forKey: .lastModified)
         completeLength = try container.decodeIfPresent(Int64.self, forKey: .completeLength)
         continuesWithoutValidator = try container.decodeIfPresent(Bool.self, forKey: .continuesWithoutValidator) ?? false
+        contentCoding = try container.decodeIfPresent(String.self, forKey: .contentCoding)
+        keptBytesAreDecoded = try container.decodeIfPresent(Bool.self, forKey: .keptBytesAreDecoded) ?? false
     }
 
-    /// The resumption point for `offset` bytes of `response`'s body, with its validators and the
-    /// representation's complete length.
+    /// The resumption point for `offset` bytes of `response`'s body, with its validators, the
+    /// representation's complete length and content coding, and whether the body was decoded on the way (then it
+    /// cannot be continued: see ``keptBytesAreDecoded``). The one place resume data is made from a response.
     public init(offset: Int64, response: HTTPURLResponse) {
         let completeLength: Int64? = switch response.statusCode {
         case 206: response.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init(parsing:))?.total
@@ -72,8 +90,22 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
             offset: offset,
             entityTag: response.value(forHTTPHeaderField: "ETag"),
             lastModified: response.value(forHTTPHeaderField: "Last-Modified"),
-            completeLength: completeLength
+            completeLength: completeLength,
+            contentCoding: response.decodedContentCoding.flatMap(Self.normalizedCoding) ?? Self.coding(of: response),
+            keptBytesAreDecoded: response.decodedContentCoding != nil
         )
+    }
+
+    /// The `Content-Encoding` of `response` as the resumption records it: lower-cased, without `identity`, `nil` for
+    /// none.
+    static func coding(of response: HTTPURLResponse) -> String? {
+        response.value(forHTTPHeaderField: "Content-Encoding").flatMap(normalizedCoding)
+    }
+
+    private static func normalizedCoding(_ value: String) -> String? {
+        let codings = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty && $0 != "identity" }
+        return codings.isEmpty ? nil : codings.joined(separator: ", ")
     }
 
     /// The `If-Range` value: a strong entity tag, else the last-modified date, else `nil`
@@ -83,9 +115,10 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
         return lastModified
     }
 
-    /// Whether the exchange can ask for the rest at all: something was received and a validator
-    /// exists to prove the resource has not changed (or ``continuesWithoutValidator``).
-    public var canResume: Bool { offset > 0 && (validator != nil || continuesWithoutValidator) }
+    /// Whether the exchange can ask for the rest at all: something was received, the kept bytes are the bytes as sent
+    /// (not ``keptBytesAreDecoded``), and a validator exists to prove the resource has not changed (or
+    /// ``continuesWithoutValidator``).
+    public var canResume: Bool { offset > 0 && !keptBytesAreDecoded && (validator != nil || continuesWithoutValidator) }
 
     /// `request` with the `Range` and `If-Range` headers of this resumption (no `If-Range` without a validator).
     func applied(to request: URLRequest) -> URLRequest {
@@ -150,6 +183,8 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
         }
         let declared = response.expectedContentLength
         guard declared < 0 || declared == length else { return nil }
+        // Bytes of one coding are never continued with bytes of another (a gzip prefix and an identity rest).
+        guard response.decodedContentCoding == nil, Self.coding(of: response) == contentCoding else { return nil }
         // Unproven bytes are continued only by a range that says where the representation ends.
         if validator == nil, continuesWithoutValidator { return range.total == nil ? nil : range }
         return hasSameStrongValidator(as: response) ? range : nil

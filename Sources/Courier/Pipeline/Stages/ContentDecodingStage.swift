@@ -9,8 +9,11 @@ import FoundationNetworking
 /// On the way down it adds `Accept-Encoding: gzip, deflate` to a request without the header, or
 /// `Accept-Encoding: identity` to a request with `Range` (so a continued download appends the same representation it
 /// kept). On the way up it replaces a `gzip` or `deflate` body by its decoded bytes and removes `Content-Encoding` and
-/// `Content-Length` from the head; a response to a range request, to `HEAD`, or with status 204 or 304 is left as it
-/// came.
+/// `Content-Length` from the head (the head remembers the coding, so resume data made from it starts over rather than
+/// continue decoded bytes by `Range`); a response to a range request, to `HEAD`, with status 204 or 304, or in a
+/// coding the request did not accept (a server that sends `gzip` to `Accept-Encoding: identity`) is left as it came,
+/// as curl leaves it: its bytes are then the representation as sent, which `Range`, `Content-Length` and `Repr-Digest`
+/// describe.
 public struct ContentDecodingStage: ExchangeStage {
     /// The limits that refuse a decompression bomb.
     public let decoding: ContentDecoding
@@ -25,27 +28,33 @@ public struct ContentDecodingStage: ExchangeStage {
     public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         var request = request
         let isRange = request.urlRequest.value(forHTTPHeaderField: "Range") != nil
-        if request.urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            request.urlRequest.setValue(isRange ? "identity" : ContentDecoding.acceptedCodings, forHTTPHeaderField: "Accept-Encoding")
+        let accepted: String
+        if let asked = request.urlRequest.value(forHTTPHeaderField: "Accept-Encoding") {
+            accepted = asked
+        } else {
+            accepted = isRange ? "identity" : ContentDecoding.acceptedCodings
+            request.urlRequest.setValue(accepted, forHTTPHeaderField: "Accept-Encoding")
         }
         let response = try await next(request)
         // A range, and responses that have no body (to HEAD, 204, 304), keep their head as it came.
         let status = response.head.statusCode
         guard !isRange, ![204, 206, 304].contains(status), request.urlRequest.httpMethod?.uppercased() != "HEAD",
               let field = response.transportResponse.headerFields.first(where: { $0.name.isHeaderName("Content-Encoding") }),
-              let coding = ContentCoding(contentEncoding: field.value)
+              let coding = ContentCoding(contentEncoding: field.value),
+              coding.isAccepted(by: accepted)
         else { return response }
-        return try decoded(response, coding: coding)
+        return try decoded(response, coding: coding, sentAs: field.value)
     }
 
-    /// `response` with its body decoded and a head that describes the decoded body.
-    private func decoded(_ response: StageResponse, coding: ContentCoding) throws -> StageResponse {
+    /// `response` with its body decoded and a head that describes the decoded body (and remembers `sentAs`).
+    private func decoded(_ response: StageResponse, coding: ContentCoding, sentAs: String) throws -> StageResponse {
         let wire = response.transportResponse
         let fields = wire.headerFields.filter {
             !$0.name.isHeaderName("Content-Encoding") && !$0.name.isHeaderName("Content-Length")
         }
-        guard let url = wire.head.url, let head = HTTPURLResponse.received(
-            url: url, statusCode: wire.head.statusCode, httpVersion: wire.httpVersion, fields: fields
+        guard let url = wire.head.url, let head = DecodedResponseHead(
+            url: url, statusCode: wire.head.statusCode, httpVersion: wire.httpVersion,
+            headerFields: HTTPURLResponse.joined(fields), decodedContentCoding: sentAs
         ) else {
             wire.body.cancel()
             throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: wire.head.url as Any])
