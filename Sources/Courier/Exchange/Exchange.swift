@@ -69,7 +69,9 @@ public final class Exchange: Sendable {
     public var isPaused: Bool { state.withLock { $0.machine.isPaused } }
     /// The request on the wire now (after redirects, with the headers the stages added).
     public var currentRequest: URLRequest { state.withLock { $0.currentRequest } }
-    /// The latest response head, once one has arrived.
+    /// The latest response head, once one has arrived: each hop's as it arrives, then the final one as the stages
+    /// above the transport made it (a decoded body's head, which resume data must see: a `Range` cannot continue
+    /// decoded bytes).
     public var response: HTTPURLResponse? { state.withLock { $0.response } }
     /// Request body bytes sent so far, and expected.
     public var sendProgress: TransferProgress { state.withLock { $0.sent } }
@@ -226,7 +228,9 @@ public final class Exchange: Sendable {
             try await transmit(request)
         }
         let body = configuration.body ?? RequestBody(request: originalRequest)
-        let final = try await pipeline.send(StageRequest(urlRequest: originalRequest, body: body))
+        let final = try await pipeline.send(StageRequest(
+            urlRequest: originalRequest, body: body, deadline: configuration.deadline, cancellation: cancellation
+        ))
         if final.source != .network { recordCacheAnswer(final) }
         switch state.withLock({ $0.machine.receivedHead() }) {
         case .deliverBody:
@@ -361,7 +365,10 @@ public final class Exchange: Sendable {
         let length = continuation?.length ?? head.expectedContentLength
         let (total, overflow) = kept.addingReportingOverflow(length)
         let received = TransferProgress(bytesThisTime: 0, totalBytes: kept, totalBytesExpected: length < 0 || overflow ? -1 : total)
-        state.withLock { $0.received = received }
+        state.withLock { state in
+            state.response = head
+            state.received = received
+        }
         var allowance = BodyAllowance(exactLength: continuation?.length, maximum: configuration.maximumBodySize, kept: kept, url: response.request.url)
         do {
             try allowance.checkAnnounced(head.expectedContentLength)

@@ -117,6 +117,11 @@ public struct ExchangeConfiguration: Sendable {
     /// bytes past it are not delivered), with `URLError(.dataLengthExceedsMaximum)`. Default `nil`: no
     /// limit — a body held in memory can then grow as large as the server makes it.
     public var maximumBodySize: Int64?
+    /// When the whole exchange must have ended (a session's ``SessionConfiguration/timeoutIntervalForResource``, the
+    /// command line's `--max-time`). A retry whose delay would end after it is not waited for: the exchange fails at
+    /// once with ``RetryDeadlineError``. Whoever sets it also stops the exchange when it passes (``Exchange/cancel()``,
+    /// which also ends a retry's wait). Default `nil`: none.
+    public var deadline: ContinuousClock.Instant?
     /// Called once when the exchange ends, on the exchange's task. Default `nil`.
     public var completion: (@Sendable (Result<ExchangeResult, any Error>) -> Void)?
 

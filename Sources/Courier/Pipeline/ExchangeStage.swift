@@ -42,16 +42,29 @@ public struct StageRequest: Sendable {
     /// The exchange's request as given, before any stage changed it (its origin decides where the exchange's own
     /// credential may be sent).
     public let originalRequest: URLRequest
+    /// When the whole exchange must have ended (``ExchangeConfiguration/deadline``): a stage that would wait past it
+    /// (a retry's delay) fails at once instead. `nil` for none.
+    public var deadline: ContinuousClock.Instant?
+    /// The exchange's cancellation handle: a stage that waits between hops (a retry's delay) stops waiting when the
+    /// exchange is cancelled from outside its task. `nil` when the pipeline runs outside an exchange.
+    public var cancellation: TransportCancellation?
 
     /// Creates a pipeline request.
     /// - Parameters:
     ///   - urlRequest: The request.
     ///   - body: The body. Default `nil`.
     ///   - originalRequest: The exchange's request as given. Default `urlRequest`.
-    public init(urlRequest: URLRequest, body: RequestBody? = nil, originalRequest: URLRequest? = nil) {
+    ///   - deadline: When the exchange must have ended. Default `nil`: none.
+    ///   - cancellation: The exchange's cancellation handle. Default `nil`.
+    public init(
+        urlRequest: URLRequest, body: RequestBody? = nil, originalRequest: URLRequest? = nil,
+        deadline: ContinuousClock.Instant? = nil, cancellation: TransportCancellation? = nil
+    ) {
         self.urlRequest = urlRequest
         self.body = body
         self.originalRequest = originalRequest ?? urlRequest
+        self.deadline = deadline
+        self.cancellation = cancellation
     }
 
     /// The request's URL; `URLError(.badURL)` when it has none.

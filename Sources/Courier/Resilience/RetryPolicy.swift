@@ -163,3 +163,31 @@ public struct RetryAfterTooLongError: Error, Sendable, Hashable, CustomStringCon
         "The server answered \(statusCode) and asked to retry after \(Self.seconds(retryAfter)) s, more than the \(Self.seconds(maximum)) s the retry policy waits."
     }
 }
+
+/// A retry was decided, but its delay would end after the exchange's deadline (``ExchangeConfiguration/deadline``: a
+/// resource timeout, `--max-time`): the request fails at once, with why the last attempt failed, instead of waiting
+/// for a retry that could not finish in time.
+public struct RetryDeadlineError: Error, Sendable, CustomStringConvertible {
+    /// The seconds the retry would have waited.
+    public let delay: TimeInterval
+    /// The seconds left before the deadline when the retry was decided.
+    public let remaining: TimeInterval
+    /// The last attempt's status, when it got a response.
+    public let statusCode: Int?
+    /// Why the last attempt failed: its error, or ``HTTPStatusError`` for a status of 400 or more.
+    public let underlyingError: any Error
+
+    /// Creates the error.
+    public init(delay: TimeInterval, remaining: TimeInterval, statusCode: Int?, underlyingError: any Error) {
+        self.delay = delay
+        self.remaining = remaining
+        self.statusCode = statusCode
+        self.underlyingError = underlyingError
+    }
+
+    /// "The server answered 503; the retry after 20 s would end past the request's deadline (2.9 s left)."
+    public var description: String {
+        let cause = statusCode.map { "The server answered \($0)" } ?? "The request failed (\(underlyingError))"
+        return "\(cause); the retry after \(String(format: "%.1f", delay)) s would end past the request's deadline (\(String(format: "%.1f", max(0, remaining))) s left)."
+    }
+}

@@ -291,6 +291,9 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         }
         var configuration = manager.exchangeConfiguration(for: self)
         configure(&configuration)
+        configuration.deadline = ContinuousClock.now.advanced(
+            by: .seconds(min(max(0, manager.configuration.timeoutIntervalForResource), RetryPolicy.longestRetryAfter))
+        )
         let request = manager.configuration.prepared(originalRequest ?? URLRequest(url: URL(fileURLWithPath: "/")))
         let exchange = Exchange(request: request, configuration: configuration)
         // The resource timeout, kept with the session's other deadlines by one timer.

@@ -83,6 +83,16 @@ public struct InterceptionStage: ExchangeStage {
                 if let response { return response }
                 throw failure
             }
+            if let deadline = request.deadline {
+                // A wait that would outlast the exchange's deadline only delays a failure that is already certain.
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                if remaining < .seconds(delay) {
+                    response?.body.cancel()
+                    throw RetryDeadlineError(
+                        delay: delay, remaining: Self.seconds(remaining), statusCode: response?.head.statusCode, underlyingError: failure
+                    )
+                }
+            }
             if let response { try await FollowUpRequest.abandon(response, sentBody: sent.body) }
             number += 1
             let event = RetryEvent(request: sent.urlRequest, retryNumber: number, delay: delay, error: failure, response: response?.head)
@@ -90,8 +100,7 @@ public struct InterceptionStage: ExchangeStage {
             await willRetry?(event)
             if delay > 0 {
                 do {
-                    // A year bounds what Duration is given (a retrier's delay is not checked).
-                    try await Task.sleep(for: .seconds(min(delay, 365 * 86_400)))
+                    try await Self.wait(delay, cancellation: request.cancellation)
                 } catch {
                     throw URLError(.cancelled, userInfo: [NSURLErrorFailingURLErrorKey: request.urlRequest.url as Any])
                 }
@@ -99,6 +108,26 @@ public struct InterceptionStage: ExchangeStage {
         }
     }
 
+    /// Sleeps `delay` seconds (at most a year: a retrier's delay is not checked), ended early by the cancellation of
+    /// the caller's task or of the exchange (`cancellation`: `Exchange.cancel()` from another task, a resource
+    /// timeout, `--max-time`), which no hop is listening to while the retry waits.
+    private static func wait(_ delay: TimeInterval, cancellation: TransportCancellation?) async throws {
+        let duration = Duration.seconds(min(delay, 365 * 86_400))
+        guard let cancellation else { return try await Task.sleep(for: duration) }
+        let sleep = Task { try await Task.sleep(for: duration) }
+        cancellation.onCancel { sleep.cancel() }
+        try await withTaskCancellationHandler {
+            try await sleep.value
+        } onCancel: {
+            sleep.cancel()
+        }
+    }
+
+    /// `duration` in seconds.
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
     /// Whether `body` can be sent again: none, bytes or a file, or a stream that `newBodyStream` can supply afresh.
     static func canResend(_ body: RequestBody?, newBodyStream: (@Sendable (URLRequest) -> InputStream?)?) -> Bool {
         switch body?.source {

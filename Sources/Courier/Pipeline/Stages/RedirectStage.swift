@@ -56,7 +56,8 @@ public struct RedirectStage: ExchangeStage {
             let body = RedirectRule.dropsBody(status: response.head.statusCode, method: method)
                 ? nil
                 : FollowUpRequest.body(request.body, resentWith: target, newBodyStream: newBodyStream)
-            request = StageRequest(urlRequest: target, body: body, originalRequest: request.originalRequest)
+            request.urlRequest = target
+            request.body = body
         }
     }
 
