@@ -9,10 +9,12 @@ import FoundationNetworking
 struct CookieTests {
     let url = URL(string: "http://www.example.test/docs/page")!
 
+    let secureURL = URL(string: "https://www.example.test/docs/page")!
+
     @Test func parsesAttributes() throws {
         let now = Date(timeIntervalSince1970: 1_000_000)
         let cookie = try #require(SetCookieParser.cookie(
-            from: "id=a3f; Path=/docs; Domain=.example.test; Secure; HttpOnly; Max-Age=60", for: url, now: now))
+            from: "id=a3f; Path=/docs; Domain=.example.test; Secure; HttpOnly; Max-Age=60", for: secureURL, now: now))
         #expect(cookie.name == "id" && cookie.value == "a3f")
         #expect(cookie.domain == "example.test" && !cookie.isHostOnly)
         #expect(cookie.path == "/docs" && cookie.isSecure && cookie.isHTTPOnly)
@@ -43,7 +45,7 @@ struct CookieTests {
             "domain=2; Domain=example.test; Path=/",
             "secure=3; Secure; Path=/",
             "deep=4; Path=/docs/deep",
-        ], for: url)
+        ], for: secureURL)
         func names(_ string: String) -> [String] { jar.cookies(for: URL(string: string)!).map(\.name).sorted() }
         #expect(names("http://www.example.test/docs/x") == ["domain", "host"])
         #expect(names("https://www.example.test/docs/deep/x") == ["deep", "domain", "host", "secure"])
@@ -60,6 +62,42 @@ struct CookieTests {
         #expect(jar.cookieHeader(for: url) == "a=1")
         jar.store(Cookie(name: "old", value: "x", domain: "www.example.test", expiresAt: Date(timeIntervalSinceNow: -1)))
         #expect(jar.cookieHeader(for: url) == "a=1")
+    }
+
+    @Test func onlyASecureOriginSetsASecureCookie() {
+        #expect(SetCookieParser.cookie(from: "sid=evil; Secure; Path=/", for: url) == nil, "Secure from http")
+        #expect(SetCookieParser.cookie(from: "sid=good; Secure; Path=/", for: secureURL)?.isSecure == true)
+        #expect(SetCookieParser.cookie(from: "sid=1; Secure", for: URL(string: "http://127.0.0.1:8080/")!) == nil,
+                "loopback over plain http is not a secure origin here")
+    }
+
+    /// RFC 6265bis §4.1.3, with the prefixes matched without regard to case.
+    @Test(arguments: [
+        ("__Secure-id=1; Path=/", false), ("__Secure-id=1; Secure; Path=/", true), ("__SECURE-id=1; Path=/", false),
+        ("__Host-id=1; Secure; Path=/", true), ("__Host-id=1; Secure", false), ("__Host-id=1; Path=/", false),
+        ("__Host-id=1; Secure; Path=/; Domain=example.test", false), ("__host-id=1; Secure; Path=/docs", false),
+    ])
+    func namePrefixesKeepTheirPromises(header: String, accepted: Bool) {
+        #expect((SetCookieParser.cookie(from: header, for: secureURL) != nil) == accepted, "\(header)")
+    }
+
+    @Test func anInsecureOriginCannotShadowASecureCookie() {
+        let jar = CookieJar()
+        jar.store(setCookieHeaders: ["sid=good; Secure; Path=/; Domain=example.test"], for: secureURL)
+        // Same name, overlapping domain and path, from plain http: set, replace and delete are all ignored.
+        jar.store(setCookieHeaders: ["sid=evil; Path=/"], for: url)
+        jar.store(setCookieHeaders: ["sid=evil; Path=/docs; Domain=example.test"], for: url)
+        jar.store(setCookieHeaders: ["sid=gone; Path=/; Max-Age=0; Domain=example.test"], for: url)
+        #expect(jar.cookieHeader(for: secureURL) == "sid=good")
+        #expect(jar.allCookies.count == 1)
+        // Another name, or a path outside the Secure cookie's, is stored as usual.
+        let scoped = CookieJar()
+        scoped.store(setCookieHeaders: ["sid=good; Secure; Path=/docs"], for: secureURL)
+        scoped.store(setCookieHeaders: ["sid=other; Path=/", "theme=dark; Path=/"], for: url)
+        #expect(scoped.allCookies.count == 3)
+        // From https the Secure cookie is replaced as usual.
+        jar.store(setCookieHeaders: ["sid=new; Secure; Path=/; Domain=example.test"], for: secureURL)
+        #expect(jar.cookieHeader(for: secureURL) == "sid=new")
     }
 
     @Test func ipHostsNeverDomainMatch() {

@@ -82,6 +82,24 @@ enum CookieRules {
         return path.isEmpty ? "/" : path
     }
 
+    /// Whether `url` is a secure origin for cookies (RFC 6265bis §5.7: a "secure" protocol): `https` or `wss`.
+    ///
+    /// Plain `http` to a loopback host is not one here (browsers and curl treat `localhost` as secure): any process
+    /// on the machine can answer there, and a test server can say exactly what a remote one would.
+    static func isSecureOrigin(_ url: URL) -> Bool {
+        let scheme = url.scheme?.lowercased()
+        return scheme == "https" || scheme == "wss"
+    }
+
+    /// RFC 6265bis §4.1.3: a name starting `__Secure-` needs `Secure`; one starting `__Host-` needs `Secure`, no
+    /// `Domain` (host-only) and the path `/`. The prefixes are matched without regard to case (§5.7 step 20).
+    static func keepsPrefixRules(_ cookie: Cookie) -> Bool {
+        let name = cookie.name.lowercased()
+        if name.hasPrefix("__secure-") { return cookie.isSecure }
+        if name.hasPrefix("__host-") { return cookie.isSecure && cookie.isHostOnly && cookie.path == "/" }
+        return true
+    }
+
     static func isIPAddress(_ host: String) -> Bool {
         if host.contains(":") { return true }
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)

@@ -31,6 +31,11 @@ public final class CookieJar: Sendable {
     }
 
     /// Stores the cookies a response to `url` sets; an expired one deletes its namesake.
+    ///
+    /// As RFC 6265bis §5.7 step 22 asks (and curl and browsers do), a response from an origin that is not secure
+    /// (plain `http`) neither sets, replaces nor deletes a cookie whose name is that of a stored `Secure` cookie
+    /// for an overlapping domain and path: one tampered `http` response cannot plant or overwrite a session cookie
+    /// later sent over `https`.
     /// - Parameters:
     ///   - headers: The `Set-Cookie` header values, one per field.
     ///   - url: The URL of the request the response answers.
@@ -38,8 +43,10 @@ public final class CookieJar: Sendable {
     public func store(setCookieHeaders headers: [String], for url: URL, now: Date = Date()) {
         let parsed = headers.compactMap { SetCookieParser.cookie(from: $0, for: url, now: now) }
         guard !parsed.isEmpty else { return }
+        let fromSecureOrigin = CookieRules.isSecureOrigin(url)
         cookies.withLock { jar in
             for cookie in parsed {
+                if !fromSecureOrigin, Self.shadowsSecureCookie(cookie, in: jar) { continue }
                 let key = CookieKey(name: cookie.name, domain: cookie.domain, path: cookie.path)
                 if cookie.isExpired(at: now) {
                     jar[key] = nil
@@ -58,6 +65,16 @@ public final class CookieJar: Sendable {
         cookies.withLock { jar in
             jar[CookieKey(name: cookie.name, domain: cookie.domain, path: cookie.path)] = cookie
             Self.evictBeyondLimits(&jar, domains: [cookie.domain], now: Date())
+        }
+    }
+
+    /// Whether `cookie` (from an origin that is not secure) would shadow a stored `Secure` cookie: the same name, a
+    /// domain that domain-matches the other's either way, and a path within the stored cookie's path.
+    private static func shadowsSecureCookie(_ cookie: Cookie, in jar: [CookieKey: Cookie]) -> Bool {
+        jar.values.contains { stored in
+            stored.isSecure && stored.name == cookie.name
+                && (CookieRules.domain(stored.domain, matches: cookie.domain) || CookieRules.domain(cookie.domain, matches: stored.domain))
+                && CookieRules.path(cookie.path, matches: stored.path)
         }
     }
 

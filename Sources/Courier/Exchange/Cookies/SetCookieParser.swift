@@ -1,6 +1,6 @@
 import Foundation
 
-/// Parses `Set-Cookie` header values (RFC 6265 §5.2) into ``Cookie`` values.
+/// Parses `Set-Cookie` header values (RFC 6265bis §5.6, §5.7) into ``Cookie`` values.
 enum SetCookieParser {
     /// The longest name and value together that a cookie may have: RFC 6265 §6.1's minimum, which browsers also
     /// keep to as a maximum. Longer cookies are ignored.
@@ -8,7 +8,8 @@ enum SetCookieParser {
 
     /// The cookie a `Set-Cookie` value sets for a response to `url`, or `nil` when the value is
     /// malformed or the server may not set it (a `Domain` the host does not belong to, or that is a public suffix
-    /// other than the host itself, per `suffixes`), or it is longer than ``maximumNameAndValueBytes``.
+    /// other than the host itself, per `suffixes`; `Secure` from an origin that is not secure; a `__Secure-` or
+    /// `__Host-` name without what its prefix demands), or it is longer than ``maximumNameAndValueBytes``.
     static func cookie(
         from header: String, for url: URL, now: Date = Date(), suffixes: PublicSuffixList = .system
     ) -> Cookie? {
@@ -54,6 +55,9 @@ enum SetCookieParser {
         }
         // Max-Age wins over Expires (§5.3 step 3).
         cookie.expiresAt = maxAgeExpiry ?? expiresExpiry
+        // RFC 6265bis §5.7 steps 16–21: only a secure origin sets a Secure cookie, and the name prefixes promise it.
+        if cookie.isSecure && !CookieRules.isSecureOrigin(url) { return nil }
+        guard CookieRules.keepsPrefixRules(cookie) else { return nil }
         return cookie
     }
 
