@@ -9,6 +9,8 @@ enum CachedEntryFile {
     static let magic = Data("COURIER-CACHE 1\n".utf8)
     /// The largest head accepted when reading (a stored head is a few kilobytes).
     static let maximumHeadLength = 1 << 20
+    /// The most bytes a file adds to its entry's body: the magic, the lengths, the largest head and the checksum.
+    static let largestFraming = magic.count + 12 + maximumHeadLength + 32
 
     /// Why a file is not a usable entry.
     struct Unreadable: Error, CustomStringConvertible {

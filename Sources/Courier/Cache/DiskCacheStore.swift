@@ -18,6 +18,9 @@ final class DiskCacheStore: Sendable {
     let directory: URL
     /// The most bytes of files kept.
     let capacity: Int
+    /// The most bytes of a file this store writes: the largest entry the cache stores, with its encoded head and
+    /// framing (never more than ``capacity``). A larger file is not read.
+    let largestFile: Int
 
     /// Files by name (the hash of their key), with their sizes and last uses.
     private struct State {
@@ -30,9 +33,12 @@ final class DiskCacheStore: Sendable {
 
     /// Opens (creating when needed) the store in `directory`.
     /// - Throws: ``HTTPCacheError`` when the directory cannot be created or listed.
-    init(directory: URL, capacity: Int) throws {
+    /// - Parameter largestEntry: The cache's ``HTTPCache/maximumEntrySize``.
+    init(directory: URL, capacity: Int, largestEntry: Int) throws {
         self.directory = directory
         self.capacity = Swift.max(0, capacity)
+        let (framed, overflow) = Swift.max(0, largestEntry).addingReportingOverflow(CachedEntryFile.largestFraming)
+        largestFile = Swift.min(self.capacity, overflow ? Int.max : framed)
         let manager = FileManager.default
         do {
             try manager.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -71,7 +77,8 @@ final class DiskCacheStore: Sendable {
         let name = Self.fileName(for: key)
         guard state.withLock({ $0.files[name] != nil }) else { return nil }
         let url = directory.appendingPathComponent(name + Self.suffix)
-        guard let data = try? Data(contentsOf: url) else {
+        // A file larger than any this store writes (or a link to one) is not its own, and is never read into memory.
+        guard let data = PrivateFile.contents(of: url, atMost: largestFile) else {
             forget(name)
             return nil
         }
@@ -90,7 +97,7 @@ final class DiskCacheStore: Sendable {
 
     /// Writes `entry`; an entry larger than the whole capacity is not kept (and replaces nothing).
     func store(_ entry: CachedEntry, for key: String) {
-        guard let data = try? CachedEntryFile.encode(entry), data.count <= capacity else { return }
+        guard let data = try? CachedEntryFile.encode(entry), data.count <= largestFile else { return }
         let name = Self.fileName(for: key)
         do throws(PrivateFile.Failure) {
             try PrivateFile.replace(directory.appendingPathComponent(name + Self.suffix), with: data)

@@ -51,11 +51,9 @@ public final class HTTPCache: Sendable {
     public convenience init(
         directory: URL, diskCapacity: Int = 64 << 20, memoryCapacity: Int = 4 << 20, maximumEntrySize: Int? = nil
     ) throws {
-        let disk = try DiskCacheStore(directory: directory, capacity: diskCapacity)
-        self.init(
-            memory: MemoryCacheStore(capacity: memoryCapacity), disk: disk,
-            maximumEntrySize: maximumEntrySize ?? Swift.max(memoryCapacity, diskCapacity) / 10
-        )
+        let largest = maximumEntrySize ?? Swift.max(memoryCapacity, diskCapacity) / 10
+        let disk = try DiskCacheStore(directory: directory, capacity: diskCapacity, largestEntry: largest)
+        self.init(memory: MemoryCacheStore(capacity: memoryCapacity), disk: disk, maximumEntrySize: largest)
     }
 
     private static let sharedCache = Mutex<HTTPCache>(HTTPCache())

@@ -5,8 +5,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Files only their owner can read, replaced atomically: the cookie jar's file, the HTTP cache's entries, and the
-/// command line's session, resume and batch files (`package`: shared with the `courier` target, not public).
+/// Files only their owner can read, replaced atomically and read back without following links or past a size: the
+/// cookie jar's file, the HTTP cache's entries, and the command line's session, resume and batch files (`package`:
+/// shared with the `courier` target, not public).
 ///
 /// The new content goes to a new file beside the old one (`.tmp-<UUID>`, created with mode 0600, so it is never
 /// readable by others, not even for a moment), which is then renamed over the old one: a reader sees the old file
@@ -42,9 +43,47 @@ package enum PrivateFile {
         }
     }
 
+    /// The contents of the regular file at `url` when it holds at most `limit` bytes, read through one descriptor
+    /// opened without following a symbolic link: `nil` when it is missing, a link, not a regular file, larger than
+    /// `limit`, or unreadable. Its size is taken from the open descriptor, so nothing swapped in between is read,
+    /// and no more than `limit` bytes are ever read (a file that grows while being read is refused).
+    package static func contents(of url: URL, atMost limit: Int) -> Data? {
+        let descriptor = open(url.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+              status.st_size >= 0, status.st_size <= limit
+        else { return nil }
+        let size = Int(status.st_size)
+        var data = Data(count: size)
+        let complete = data.withUnsafeMutableBytes { buffer -> Bool in
+            var offset = 0
+            while offset < size {
+                let count = systemRead(descriptor, buffer.baseAddress.map { $0 + offset }, size - offset)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            // One more byte would mean the file grew past the size it was checked at.
+            var probe: UInt8 = 0
+            return systemRead(descriptor, &probe, 1) == 0
+        }
+        return complete ? data : nil
+    }
+
     /// Why a file could not be written.
     package struct Failure: Error {
         package let reason: String
+    }
+
+    /// `read(2)`.
+    private static func systemRead(_ descriptor: Int32, _ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        #if canImport(Glibc)
+        Glibc.read(descriptor, bytes, count)
+        #else
+        Darwin.read(descriptor, bytes, count)
+        #endif
     }
 
     /// `write(2)`.

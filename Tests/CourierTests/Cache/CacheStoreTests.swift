@@ -31,6 +31,44 @@ struct CacheStoreTests {
         #expect(mode.intValue & 0o777 == 0o600)
     }
 
+    /// An entry file replaced by a link to a 2 GiB file, or by a 2 GiB file itself (sparse: no disk is used), is
+    /// refused from its descriptor's size before a byte is read: it was once read whole (2.1 GB resident) first.
+    @Test(arguments: ["link", "large", "link to a link"])
+    func anEntryTheStoreCouldNotHaveWrittenIsNeverRead(replacement: String) throws {
+        let folder = try Fixtures.temporaryDirectory("http-cache")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let huge = folder.deletingLastPathComponent().appendingPathComponent("courier-tests-huge-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: huge) }
+        let original = Self.entry("huge", bodySize: 4000)
+        let cache = try HTTPCache(directory: folder, diskCapacity: 3 << 30, memoryCapacity: 0)
+        cache.store(original)
+        let file = folder.appendingPathComponent(try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first))
+        #expect(cache.entry(for: URL(string: original.url)!) == original)
+
+        #expect(FileManager.default.createFile(atPath: huge.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: huge)
+        try handle.truncate(atOffset: 2 << 30)
+        try handle.close()
+        try FileManager.default.removeItem(at: file)
+        switch replacement {
+        case "link":
+            try FileManager.default.createSymbolicLink(at: file, withDestinationURL: huge)
+        case "link to a link":
+            let middle = folder.deletingLastPathComponent().appendingPathComponent("courier-tests-middle-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: middle) }
+            try FileManager.default.createSymbolicLink(at: middle, withDestinationURL: huge)
+            try FileManager.default.createSymbolicLink(at: file, withDestinationURL: middle)
+        default:
+            try FileManager.default.moveItem(at: huge, to: file)
+        }
+
+        let before = ProcessStats.residentBytes()
+        // Within the 3 GiB capacity by size, but larger than any entry of at most 300 MiB (the default tenth).
+        #expect(cache.entry(for: URL(string: original.url)!) == nil)
+        #expect(try HTTPCache(directory: folder, diskCapacity: 3 << 30, memoryCapacity: 0).entry(for: URL(string: original.url)!) == nil)
+        #expect(ProcessStats.residentBytes() - before < 64 << 20, "nothing of the 2 GiB file was read")
+    }
+
     @Test(arguments: ["torn", "flipped", "garbage", "empty"])
     func aDamagedFileIsDiscardedNeverServed(damage: String) throws {
         let folder = try Fixtures.temporaryDirectory("http-cache")
