@@ -149,7 +149,7 @@ struct DownloadCommand: AsyncParsableCommand {
     }
 
     private static func describe(_ error: any Error) -> String {
-        (error as? URLError)?.localizedDescription ?? "\(error)"
+        TransferFailureMessage.describe(error)
     }
 
     /// `text` as an absolute http(s) URL.
