@@ -93,9 +93,15 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         try RequestHeaderCheck.check(request.headers)
         var current = request
         var retries = 0
+        let queued = NIODeadline.now()
         while true {
             do {
-                return try await attempt(current, target: target, staleConnectionRetries: retries)
+                return try await attempt(current, target: target, staleConnectionRetries: retries, queuedSince: queued)
+            } catch is ConnectionQueueExpiry {
+                // The engine gives up on a request waiting for a pooled connection after its connect timeout: the
+                // request never left, so it waits again, until the connection wait (``connectionWaitTimeout``) of
+                // its first attempt runs out (its watchdog then fails it with its own message).
+                continue
             } catch let stale as StaleConnectionError {
                 guard retries < stale.retryLimit, Self.canSendAgain(request) else { throw TransportError.urlError(for: stale, url: url) }
                 current.didSendBodyBytes = Self.skippingFirst(stale.bodyBytesReported, of: current.didSendBodyBytes)
@@ -133,7 +139,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// One attempt on the engine. Throws `URLError`, or ``StaleConnectionError`` (with the request body bytes
     /// reported so far) for the caller to decide on a retry.
     private func attempt(
-        _ request: TransportRequest, target: RequestURLCheck.Target, staleConnectionRetries: Int
+        _ request: TransportRequest, target: RequestURLCheck.Target, staleConnectionRetries: Int, queuedSince: NIODeadline
     ) async throws -> TransportResponse {
         let url = request.url
         let engineRequest: HTTPClient.Request
@@ -178,7 +184,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             if case .failure(let error) = result { delegate.engineTaskFailed(error) }
             fileRegions.requestEnded()
         }
-        watch(delegate, request: request, eventLoop: task.eventLoop)
+        watch(delegate, request: request, eventLoop: task.eventLoop, queuedSince: queuedSince)
 
         let head: HTTPResponseHead
         do {
@@ -189,6 +195,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             }
         } catch {
             _ = connections.finish(ticket)
+            if let expiry = ConnectionQueueExpiry(error), !delegate.cancelRequested, !clients.isShutDown,
+               configuration.connectionWaitTimeout <= 0 || NIODeadline.now() - queuedSince < .init(clampedSeconds: configuration.connectionWaitTimeout) {
+                throw expiry
+            }
             if !clients.isShutDown, var stale = Self.unanswered(error, cancelledHere: delegate.cancelRequested) {
                 stale.bodyBytesReported = bodyBytesSent.load(ordering: .relaxed)
                 throw stale
@@ -217,15 +227,16 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         )
     }
 
-    /// Starts the request's watchdog: the connection wait, then the idle timeout (see ``IdleTimeoutWatchdog``).
-    private func watch(_ delegate: StreamingResponseDelegate, request: TransportRequest, eventLoop: any EventLoop) {
+    /// Starts the request's watchdog: the connection wait (what is left of it since the request first queued), then
+    /// the idle timeout (see ``IdleTimeoutWatchdog``).
+    private func watch(_ delegate: StreamingResponseDelegate, request: TransportRequest, eventLoop: any EventLoop, queuedSince: NIODeadline) {
         let idle = request.timeoutInterval > 0 ? request.timeoutInterval : nil
         let wait = configuration.connectionWaitTimeout > 0 ? configuration.connectionWaitTimeout : nil
         guard idle != nil || wait != nil else { return }
         let url = request.url
         let watchdog = IdleTimeoutWatchdog(
             idleTimeout: idle.map(TimeAmount.init(clampedSeconds:)),
-            connectionWait: wait.map(TimeAmount.init(clampedSeconds:)),
+            connectionWait: wait.map { TimeAmount(clampedSeconds: $0) - (NIODeadline.now() - queuedSince) },
             eventLoop: eventLoop
         ) { [weak delegate] expiry in
             let message = switch expiry {

@@ -34,15 +34,48 @@ struct ConnectionTimingTests {
         #expect(Set(server.requests.map(\.connection)).count == 2, "two connections at most")
     }
 
+    /// Issue #32, item 9: AsyncHTTPClient fails a request that waited in its pool's queue for its connect timeout
+    /// (`getConnectionFromPoolTimeout`), which made the connection wait end after 10 s whatever
+    /// `connectionWaitTimeout` said. Eight trickling 1.5 s responses over two connections with a 1 s connect
+    /// timeout: four rounds, the last queued 4.5 s, every one succeeds; the connection wait still ends a request
+    /// that waits longer than it allows.
+    @Test func theEnginesConnectTimeoutDoesNotEndTheConnectionWait() async throws {
+        let server = try await HostileRoutes.startServer()
+        var settings = AsyncHTTPClientTransport.Configuration()
+        settings.maximumConnectionsPerHost = 2
+        settings.connectTimeout = 1
+        let transport = AsyncHTTPClientTransport(configuration: settings)
+        defer { Task { try? await transport.shutdown(); await server.stop() } }
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    let request = URLRequest(url: server.url("/slow?seconds=1.5"), timeoutInterval: 1)
+                    return try await Exchange(request: request, configuration: .init(transport: transport)).result().data?.count ?? 0
+                }
+            }
+            for try await count in group { #expect(count == 100) }
+        }
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed >= .seconds(5.5) && elapsed < .seconds(12), "four rounds of 1.5 s took \(elapsed)")
+        #expect(Set(server.requests.map(\.connection)).count == 2, "two connections at most")
+
+        let (error, waited) = try await Self.behindABusyConnection("/slow?seconds=2", timeout: 5, connectionWaitTimeout: 1.5, connectTimeout: 0.5)
+        #expect(error?.code == .timedOut)
+        #expect(error?.localizedDescription.contains("waiting 1.5 s for a connection") == true, "\(String(describing: error))")
+        #expect(waited >= .seconds(1.3) && waited < .seconds(1.95), "failed after \(waited)")
+    }
+
     /// Sends `path` (idle timeout `timeout`) on a transport with one connection per host while a 2 s response holds
     /// that connection; returns the second request's error and how long it took from being sent.
     private static func behindABusyConnection(
-        _ path: String, timeout: TimeInterval, connectionWaitTimeout: TimeInterval = 300
+        _ path: String, timeout: TimeInterval, connectionWaitTimeout: TimeInterval = 300, connectTimeout: TimeInterval = 10
     ) async throws -> (error: URLError?, elapsed: Duration) {
         let server = try await HostileRoutes.startServer()
         var settings = AsyncHTTPClientTransport.Configuration()
         settings.maximumConnectionsPerHost = 1
         settings.connectionWaitTimeout = connectionWaitTimeout
+        settings.connectTimeout = connectTimeout
         let transport = AsyncHTTPClientTransport(configuration: settings)
         defer { Task { try? await transport.shutdown(); await server.stop() } }
         async let first = Exchange(request: URLRequest(url: server.url("/slow?seconds=2"), timeoutInterval: 5), configuration: .init(transport: transport)).result()
