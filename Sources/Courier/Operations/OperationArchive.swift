@@ -47,10 +47,14 @@ public struct OperationArchive: Codable, Sendable, Equatable {
         public var headers: [String: String]
         /// The response URL.
         public var url: URL?
+        /// The content coding the body was decoded from (the `Content-Encoding` the server sent), or `nil` when the
+        /// body is the bytes as sent: a restored operation does not continue decoded bytes by `Range`. Default `nil`.
+        public var decodedContentCoding: String?
 
         init(_ response: HTTPURLResponse) {
             statusCode = response.statusCode
             url = response.url
+            decodedContentCoding = response.decodedContentCoding
             var fields: [String: String] = [:]
             for (key, value) in response.allHeaderFields {
                 if let key = key as? String, let value = value as? String { fields[key] = value }
@@ -60,6 +64,11 @@ public struct OperationArchive: Codable, Sendable, Equatable {
 
         func makeResponse(fallback: URL?) -> HTTPURLResponse? {
             guard let url = url ?? fallback else { return nil }
+            if let decodedContentCoding {
+                return DecodedResponseHead(
+                    url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers, decodedContentCoding: decodedContentCoding
+                )
+            }
             return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers)
         }
     }

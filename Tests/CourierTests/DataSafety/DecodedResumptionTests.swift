@@ -34,7 +34,8 @@ struct DecodedResumptionTests {
             try await connection.writeHead("200 OK", common + [("Content-Length", "\(gzip.count)")])
             if served.add(1, ordering: .relaxed).oldValue == 0 {
                 try await connection.write(gzip.prefix(cut))
-                try await Task.sleep(for: .milliseconds(50))
+                // `/gz?stall`: the connection stays open and silent (for a pause); `/gz`: it closes.
+                try await Task.sleep(for: request.query("stall") != nil ? .seconds(20) : .milliseconds(50))
                 return .close
             }
             try await connection.write(gzip)
@@ -100,6 +101,32 @@ struct DecodedResumptionTests {
         gzipKept.contentCoding = "gzip"
         #expect(gzipKept.outcome(of: gzipped) == .continued(from: 10))
         #expect(gzipKept.outcome(of: plain) == .mismatch)
+    }
+
+    /// An operation paused in a decoded body continues by starting over, and so does one restored from its archive
+    /// (which records that the body was decoded).
+    @Test func aPausedOrArchivedOperationStartsOverAfterDecodedBytes() async throws {
+        let server = try await Self.startServer()
+        defer { Task { await server.stop() } }
+        let file = Fixtures.temporaryFile("decoded-operation-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let operation = HTTPRequestOperation(request: URLRequest(url: server.url("/gz?stall"), timeoutInterval: 30))
+        operation.transport = Fixtures.transport
+        operation.outputFileURL = file
+        PauseTrigger(threshold: 4096).install(on: operation)
+        OperationQueue().addOperation(operation)
+        try #require(await OperationFixtures.wait { operation.isPaused || operation.isFinished })
+        try #require(operation.isPaused, "\(String(describing: operation.error))")
+        let archive = operation.makeArchive()
+        #expect(archive.response?.decodedContentCoding == "gzip")
+        #expect(archive.resumption?.keptBytesAreDecoded == true && archive.resumption?.canResume == false)
+        let restored = try JSONDecoder().decode(OperationArchive.self, from: JSONEncoder().encode(archive))
+        #expect(restored.response?.makeResponse(fallback: nil)?.decodedContentCoding == "gzip", "the archive keeps the fact")
+        operation.resume()
+        await operation.finished()
+        #expect(operation.error == nil, "\(String(describing: operation.error))")
+        #expect(try Data(contentsOf: file) == Self.text)
+        #expect(server.requests(to: "/gz").allSatisfy { $0.header("Range") == nil })
     }
 
     /// nginx gzips `/encoded/text.txt` on the fly for the session's `Accept-Encoding: gzip, deflate`; the download is
