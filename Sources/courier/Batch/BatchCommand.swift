@@ -120,6 +120,8 @@ struct BatchRun {
         let headerFields: [String: String]
         /// `-u` (or the session's): the operation answers challenges from its own request's origin with it.
         let credential: ChallengeCredential?
+        /// The session's header fields among ``headerFields``, kept back from a redirect to another origin.
+        let sessionHeaders: SessionHeaderConfinement
 
         /// The parts `common` and the session's `sessionHeaders` give a request to `url`.
         /// - Throws: ``CLIFailure`` (usage) for a malformed `-H` or `-u`.
@@ -129,6 +131,7 @@ struct BatchRun {
             try common.apply(to: &template)
             headerFields = template.allHTTPHeaderFields ?? [:]
             credential = try common.challengeCredential()
+            self.sessionHeaders = SessionHeaderConfinement(lent: sessionHeaders, to: url, except: try common.header.map(HeaderOption.init(parsing:)))
         }
     }
 
@@ -254,6 +257,10 @@ struct BatchRun {
             let operation = resumed ?? manager.httpRequestOperation(with: request, success: success, failure: failed)
             operation.outputFileURL = entry.output
             operation.transport = transport
+            if !parts.sessionHeaders.isEmpty {
+                let confinement = parts.sessionHeaders
+                operation.setRedirectResponseBlock { proposed, redirect in redirect == nil ? proposed : confinement.confined(proposed) }
+            }
             if let cookieJar { operation.cookieJar = cookieJar }
             operation.cache = cache
             operation.interceptors = retryInterceptors

@@ -18,7 +18,15 @@ struct RequestRunner {
         var session = try options.kept.open(for: requestURL)
         session?.warnIfWithheld(from: requestURL)
         let common = session?.lending(to: options.common, for: requestURL) ?? options.common
-        let request = try buildRequest(items: items, body: body, common: common, sessionHeaders: session?.headers(for: requestURL) ?? [:])
+        let sessionHeaders = session?.headers(for: requestURL) ?? [:]
+        let request = try buildRequest(items: items, body: body, common: common, sessionHeaders: sessionHeaders)
+        let itemHeaders = items.compactMap { item -> HeaderOption? in
+            guard case .header(let name, let value) = item else { return nil }
+            return HeaderOption(name: name, value: value)
+        }
+        let confinement = SessionHeaderConfinement(
+            lent: sessionHeaders, to: requestURL, except: try options.common.header.map(HeaderOption.init(parsing:)) + itemHeaders
+        )
         let isTerminal = DisplayOptions.standardOutputIsTerminal
         let selection = try options.display.selection(verbose: options.verbose, standardOutputIsTerminal: isTerminal)
         let printer = ResponsePrinter(
@@ -51,6 +59,7 @@ struct RequestRunner {
         configuration.cache = cache
         configuration.cookieJar = session?.jar ?? CookieJar()
         configuration.followsRedirects = options.follow
+        if !confinement.isEmpty { configuration.redirectHandler = { proposed, _ in confinement.confined(proposed) } }
         configuration.maximumRedirects = try options.maxRedirects
         if let credential {
             configuration.challengeHandler = { challenge in credential.answer(challenge, originalURL: request.url) }
@@ -71,6 +80,8 @@ struct RequestRunner {
             }
         }
 
+        // A retry whose wait would pass --max-time fails at once rather than wait (the deadline below stops the rest).
+        configuration.deadline = try options.maxTime.map { ContinuousClock.now.advanced(by: .seconds($0)) }
         let exchange = Exchange(request: request, configuration: configuration)
         let deadline = try options.maxTime.map { RequestDeadline(seconds: $0, exchange: exchange) }
         defer { deadline?.disarm() }
@@ -91,10 +102,6 @@ struct RequestRunner {
         do {
             let result = try outcome.get()
             try await printResponse(result, output: output, printer: printer, selection: selection)
-            let itemHeaders = items.compactMap { item -> HeaderOption? in
-                guard case .header(let name, let value) = item else { return nil }
-                return HeaderOption(name: name, value: value)
-            }
             try session?.save(given: options.common, itemHeaders: itemHeaders, for: requestURL)
             try? await transport.shutdown()
             if options.checkStatus && result.response.statusCode >= 400 {

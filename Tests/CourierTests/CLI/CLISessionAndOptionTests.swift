@@ -62,6 +62,50 @@ struct CLISessionTests {
         #expect(resent["Authorization"] == "Basic " + Data("ann:pa55".utf8).base64EncodedString())
     }
 
+    /// A redirect from the session's origin to another (here `localhost`, the same httpbin) leaves the session's
+    /// header fields behind, as its credential: an API key kept in a session is a credential. A field given with `-H`
+    /// on the command line follows curl's rule and goes on (only `Authorization` and `Cookie` stay behind). The same
+    /// for `get`, `download` and `batch`.
+    @Test func aSessionsFieldsStayBehindWhenARedirectLeavesItsOrigin() async throws {
+        let folder = try Fixtures.temporaryDirectory("cli-session-redirect")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("session.json").path
+        let made = try await Self.courier(["get", "--session", file, "-H", "X-Api-Key: s3cret", try Self.url("/headers")])
+        #expect(made.status == 0, "\(made.standardError)")
+
+        let target = try #require(URL(string: try Self.url("/headers"))?.absoluteString.replacingOccurrences(of: "://127.0.0.1:", with: "://localhost:"))
+        var redirect = try #require(URLComponents(string: try Self.url("/redirect-to")))
+        redirect.queryItems = [URLQueryItem(name: "url", value: target)]
+        let hop = try #require(redirect.url?.absoluteString)
+        let sameOrigin = try #require(URLComponents(string: try Self.url("/redirect-to")).flatMap { components -> URL? in
+            var components = components
+            components.queryItems = [URLQueryItem(name: "url", value: try? Self.url("/headers"))]
+            return components.url
+        })
+
+        let get = try await Self.courier(["get", "--session-read-only", file, "-H", "X-Given: 1", hop])
+        #expect(get.status == 0, "\(get.standardError)")
+        let sent = try #require(try CLIRequestTests.json(get)["headers"] as? [String: String])
+        #expect(sent["X-Api-Key"] == nil, "the session's field followed the redirect to another origin: \(sent)")
+        #expect(sent["X-Given"] == "1", "a -H field follows curl's rule: \(sent)")
+        let kept = try await Self.courier(["get", "--session-read-only", file, sameOrigin.absoluteString])
+        #expect((try CLIRequestTests.json(kept)["headers"] as? [String: String])?["X-Api-Key"] == "s3cret", "within the origin it goes on")
+
+        let downloaded = folder.appendingPathComponent("download.json")
+        let download = try await Self.courier(["download", "--session-read-only", file, "-o", downloaded.path, hop])
+        #expect(download.status == 0, "\(download.standardError)")
+        let downloadHeaders = try SessionFixtures.json(try Data(contentsOf: downloaded))["headers"] as? [String: String]
+        #expect(downloadHeaders?["X-Api-Key"] == nil, "\(downloadHeaders ?? [:])")
+
+        let list = folder.appendingPathComponent("list.txt")
+        try Data("\(hop)\tbatch.json\n".utf8).write(to: list)
+        let batch = try await Self.courier(["batch", list.path, "--output-dir", folder.path, "--session-read-only", file])
+        #expect(batch.status == 0, "\(batch.standardOutput)\(batch.standardError)")
+        let batchHeaders = try SessionFixtures.json(try Data(contentsOf: folder.appendingPathComponent("batch.json")))["headers"] as? [String: String]
+        #expect(batchHeaders?["X-Api-Key"] == nil, "\(batchHeaders ?? [:])")
+        #expect(batchHeaders?["Host"]?.hasPrefix("localhost") == true, "the batch followed the redirect: \(batchHeaders ?? [:])")
+    }
+
     /// `download` and `batch` take `--session` as requests do: its cookies and credential go with them, and the
     /// cookies they receive are kept.
     @Test func downloadsAndBatchesUseAndKeepTheSession() async throws {
