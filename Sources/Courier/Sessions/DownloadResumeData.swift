@@ -50,7 +50,12 @@ public struct DownloadResumeData: Codable, Sendable, Equatable {
         self.init(request: request, partialFile: partialFile, resumption: DownloadResumption(offset: size, continuesWithoutValidator: true))
     }
 
-    init(request: URLRequest, partialFile: URL, resumption: DownloadResumption) {
+    /// Resume data for the bytes of `partialFile`, which a download of `request`'s resource keeps at `resumption`.
+    /// With a resumption that cannot continue (offset 0, no validator) it starts a download afresh into
+    /// `partialFile`: a caller that keeps its own partial file (`courier download`'s `FILE.part`) gets its bytes
+    /// there from the first one. ``headers`` are `request`'s (without `Range` and `If-Range`), credentials
+    /// included: clear them before writing ``encoded()`` somewhere others can read.
+    public init(request: URLRequest, partialFile: URL, resumption: DownloadResumption) {
         url = request.url ?? partialFile
         httpMethod = request.httpMethod ?? "GET"
         headers = DownloadResumption.removed(from: request).allHTTPHeaderFields ?? [:]

@@ -69,8 +69,10 @@ struct DownloadCommand: AsyncParsableCommand {
         // The file is the resource's own bytes, so that an interrupted download continues the same representation
         // and digests describe what is saved.
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-        for (name, value) in session?.headers(for: url) ?? [:] { request.setValue(value, forHTTPHeaderField: name) }
+        let sessionHeaders = session?.headers(for: url) ?? [:]
+        for (name, value) in sessionHeaders { request.setValue(value, forHTTPHeaderField: name) }
         try common.apply(to: &request)
+        let confinement = SessionHeaderConfinement(lent: sessionHeaders, to: url, except: try self.common.header.map(HeaderOption.init(parsing:)))
         var stored: DownloadResumeData?
         // Bytes another program left, continued without proof that they are the start of the server's file.
         var unprovenBytes: Int64?
@@ -97,6 +99,7 @@ struct DownloadCommand: AsyncParsableCommand {
         transfer.maxTime = maxTime
         transfer.retry = try common.retry
         transfer.cookieJar = session?.jar
+        transfer.sessionHeaders = confinement
         transfer.cache = try kept.httpCache()
         let outcome = try await transfer.run(request: request, resume: stored)
         try? await transport.shutdown()

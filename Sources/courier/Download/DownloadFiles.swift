@@ -7,9 +7,11 @@ import FoundationNetworking
 import Glibc
 #endif
 
-/// Where `courier download` keeps things: the finished file, the partial file while it is being
-/// resumed (`FILE.part`) and the resume data next to it (`FILE.courier-resume`, the JSON of
-/// Courier's `DownloadResumeData`).
+/// Where `courier download` keeps things: the finished file, the partial file while the body arrives (`FILE.part`:
+/// nothing takes the final name before the whole body is there) and the resume data next to it
+/// (`FILE.courier-resume`, the JSON of Courier's `DownloadResumeData`), written when the body starts, as aria2 keeps
+/// its control file: a download killed at any point (SIGKILL, a crash, the OOM killer) continues with `--continue`
+/// from the bytes that reached `FILE.part`.
 struct DownloadFiles {
     /// The finished file.
     let output: URL
@@ -37,8 +39,24 @@ struct DownloadFiles {
             try FileManager.default.moveItem(at: current, to: partial)
         }
         resume.partialFilePath = partial.path
-        try write(resume)
+        do {
+            try write(resume)
+        } catch {
+            // A full disk can refuse this record; the one written as the body started still describes FILE.part.
+            guard FileManager.default.fileExists(atPath: resumeData.path) else { throw error }
+        }
         return resume.resumption.offset
+    }
+
+    /// Records the body `task` is starting to write into an empty ``partial`` (`offset` 0): its URL and the
+    /// validators, length and content coding of its response, so that the bytes that reach ``partial`` can be
+    /// continued whatever stops the process. A body that continues kept bytes keeps the record they came with. Best
+    /// effort: a record that cannot be written only means a killed download starts over.
+    func record(_ task: DownloadTask, offset: Int64) {
+        guard offset == 0, let response = task.response as? HTTPURLResponse, (200..<300).contains(response.statusCode),
+              let request = task.currentRequest ?? task.originalRequest else { return }
+        let resume = DownloadResumeData(request: request, partialFile: partial, resumption: DownloadResumption(offset: 0, response: response))
+        try? write(resume)
     }
 
     /// Writes `resume` to ``resumeData``, readable by its owner only and without the header fields (no credential
@@ -62,6 +80,11 @@ struct DownloadFiles {
         do {
             var resume = try DownloadResumeData(data: Data(contentsOf: resumeData))
             resume.partialFilePath = partial.path
+            // The bytes on disk are the ones kept: a record written as the body started says 0, and the file grew
+            // after it (a record written at a stop says exactly the file's size).
+            if let size = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.int64Value, size >= 0 {
+                resume.resumption.offset = size
+            }
             resume.headers = Self.fields(of: request, for: resume.url)
             return resume
         } catch {

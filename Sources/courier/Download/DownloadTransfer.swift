@@ -45,6 +45,8 @@ struct DownloadTransfer {
     var credential: ChallengeCredential?
     /// `--session`'s cookie jar; `nil` for a jar of this run only.
     var cookieJar: CookieJar?
+    /// `--session`'s header fields the request carries, kept back from a redirect to another origin. `nil` for none.
+    var sessionHeaders: SessionHeaderConfinement?
     /// `--cache`'s HTTP cache: a fresh stored response is saved without a request, a stale one revalidated. `nil`
     /// for none.
     var cache: HTTPCache?
@@ -65,6 +67,9 @@ struct DownloadTransfer {
             }
         }
         defer { manager.invalidateSessionCancelingTasks(true) }
+        if let sessionHeaders, !sessionHeaders.isEmpty {
+            manager.setTaskWillPerformHTTPRedirectionBlock { _, _, _, proposed in sessionHeaders.confined(proposed) }
+        }
 
         let display = ProgressDisplay(baseline: resume?.resumption.offset ?? 0)
         let limit = retry
@@ -72,7 +77,11 @@ struct DownloadTransfer {
         manager.setDownloadTaskDidWriteDataBlock { _, _, _, written, expected in
             display.update(completed: written, total: expected < 0 ? nil : expected)
         }
-        manager.setDownloadTaskDidResumeBlock { _, _, offset, _ in
+        let files = self.files
+        manager.setDownloadTaskDidResumeBlock { _, task, offset, _ in
+            // The body starts: its record goes beside FILE.part before its bytes, so that a download killed from
+            // here on (SIGKILL, a crash, the OOM killer) continues with --continue.
+            files.record(task, offset: offset)
             display.rebase(offset)
             if offset == 0, resume != nil {
                 display.printLine("courier: the server cannot resume this download; starting again from the beginning")
@@ -99,7 +108,6 @@ struct DownloadTransfer {
         }
         let stored = Mutex<Result<Int64, any Error>?>(nil)
         let target = Mutex<DownloadTask?>(nil)
-        let files = self.files
         let cancel: @Sendable () -> Void = {
             target.withLock { $0 }?.cancel(byProducingResumeData: { data in
                 guard let data else { return }
@@ -129,16 +137,15 @@ struct DownloadTransfer {
             let completion: DownloadTask.CompletionHandler = { response, _, error in
                 continuation.resume(returning: (response, error))
             }
+            // A fresh download starts from resume data with nothing kept, so that its bytes go to FILE.part from the
+            // first one (a task's own partial file lives in a temporary directory a killed process leaves behind).
+            let start = resume ?? DownloadResumeData(request: request, partialFile: files.partial, resumption: DownloadResumption(offset: 0))
             let task: DownloadTask
-            if let resume {
-                do {
-                    task = manager.downloadTask(withResumeData: try resume.encoded(), destination: destination, completionHandler: completion)
-                } catch {
-                    continuation.resume(throwing: error)
-                    return
-                }
-            } else {
-                task = manager.downloadTask(with: request, destination: destination, completionHandler: completion)
+            do {
+                task = manager.downloadTask(withResumeData: try start.encoded(), destination: destination, completionHandler: completion)
+            } catch {
+                continuation.resume(throwing: error)
+                return
             }
             target.withLock { $0 = task }
             task.resume()

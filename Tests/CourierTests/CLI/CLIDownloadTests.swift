@@ -112,7 +112,7 @@ struct CLIDownloadTests {
         #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 600_000, seed: 11).sha256Hex)
         // Content-MD5 of a 206 covers the resumed part only; Repr-Digest the whole file.
         #expect(resumed.standardOutput.contains("verified size 600000, Repr-Digest sha-256, Content-MD5 md5"), "\(resumed.standardOutput)")
-        let requests = server.requestLog.requests.dropFirst(before).filter { $0.path == "/download/600000" }
+        let requests = server.requestLog.requests.dropFirst(before).filter { $0.path == "/download/600000" && $0.target.contains("seed=11&") }
         let ranged = try #require(requests.first { $0.header("range") != nil }, "no Range request in \(requests)")
         #expect(ranged.header("range") == "bytes=\(kept)-")
         #expect(ranged.header("if-range") == "\"download-11-600000\"")
@@ -138,7 +138,8 @@ struct CLIDownloadTests {
             "download", try await Self.url(path), "-o", file.path, "--continue", "--bearer", "secret-token-2", "-H", "X-Run: second",
         ])
         #expect(resumed.status == 0, "\(resumed.standardError)")
-        let ranged = try #require(server.requestLog.requests.dropFirst(before).first { $0.header("range") != nil })
+        // Other tests share the server: this one's requests are the ones with its seed.
+        let ranged = try #require(server.requestLog.requests.dropFirst(before).first { $0.header("range") != nil && $0.target.contains("seed=19&") })
         #expect(ranged.header("authorization") == "Bearer secret-token-2")
         #expect(ranged.header("x-run") == "second")
         #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 500_000, seed: 19).sha256Hex)
@@ -265,7 +266,7 @@ struct CLIDownloadTests {
         #expect(!resumed.standardError.contains("kept unchecked"), "Repr-Digest checked the kept bytes too")
         #expect(resumed.standardOutput.contains("verified size 400000, Repr-Digest sha-256"), "\(resumed.standardOutput)")
         #expect(try sha256Hex(ofFile: file) == payload.sha256Hex)
-        let request = try #require(server.requestLog.requests.dropFirst(before).first { $0.path == "/download/400000" })
+        let request = try #require(server.requestLog.requests.dropFirst(before).first { $0.path == "/download/400000" && $0.target.contains("seed=21&") })
         #expect(request.header("range") == "bytes=123456-")
         #expect(request.header("if-range") == nil, "nothing to validate the kept bytes with")
         #expect(!Self.exists(URL(fileURLWithPath: file.path + ".part")))

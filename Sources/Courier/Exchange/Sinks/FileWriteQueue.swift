@@ -86,6 +86,8 @@ final class FileWriteQueue: Sendable {
         let failure = URLError(.cannotWriteToFile, userInfo: [
             NSURLErrorFailingURLErrorKey: url,
             NSLocalizedDescriptionKey: "Cannot write to \(url.path): \(String(cString: strerror(code))) (errno \(code)).",
+            // The system's reason, for callers that tell a full disk from other failures.
+            NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(code)),
         ])
         state.withLock { $0.failure = failure }
     }

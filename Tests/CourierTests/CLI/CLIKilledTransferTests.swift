@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Issue #32, item 10: `courier download` killed with SIGKILL (as a crash, the OOM killer or a power cut would stop
+/// it) never leaves a file under its final name, and keeps what it received: the body goes to `FILE.part` with its
+/// record beside it from the first byte, and `--continue` resumes by `Range` with `If-Range`. Against nginx sending
+/// 1 MiB/s (`limit_rate`), killed twice at different points.
+@Suite(
+    "courier download killed with SIGKILL (nginx)",
+    .enabled(NginxServer.skipMessage) { await NginxInterop.isRunning() },
+    .timeLimit(.minutes(3))
+)
+struct CLIKilledTransferTests {
+    static let size = 6 << 20
+
+    /// Waits until `file` holds more than `bytes`, or the child ends.
+    static func waitForSize(of file: URL, above bytes: Int64, child: ChildProcess) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let size = try? NginxInterop.size(of: file), size > bytes { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("\(file.lastPathComponent) never passed \(bytes) bytes")
+    }
+
+    @Test func aKilledDownloadLeavesNoFinalFileAndContinues() async throws {
+        let ca = try #require(NginxServer.environment["COURIER_NGINX_CA"])
+        let slow = try NginxInterop.servedFile("slow")
+        try FileManager.default.createDirectory(at: slow, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let name = "killed-\(UUID().uuidString).bin"
+        let served = slow.appendingPathComponent(name)
+        try NginxInterop.writeServedFile(served, size: Self.size, modified: Date(timeIntervalSince1970: 1_700_000_000))
+        defer { try? FileManager.default.removeItem(at: served) }
+        let folder = try Fixtures.temporaryDirectory("killed-download")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let output = folder.appendingPathComponent("big.bin")
+        let partial = folder.appendingPathComponent("big.bin.part")
+        let probe = NginxInterop.probe()
+        let url = try NginxInterop.url("slow/\(name)", probe: probe).absoluteString
+
+        // Killed at about 1 MiB, then (continuing) at about 3 MiB.
+        for (index, point) in [Int64(1 << 20), Int64(3 << 20)].enumerated() {
+            var arguments = ["download", "--cacert", ca, url, "-o", output.path]
+            if index > 0 { arguments.append("--continue") }
+            let child = try ChildProcess("courier", arguments)
+            try await Self.waitForSize(of: partial, above: point, child: child)
+            child.send(SIGKILL)
+            _ = try await child.finish(timeout: .seconds(10))
+            #expect(!FileManager.default.fileExists(atPath: output.path), "a killed download left \(output.lastPathComponent)")
+            #expect(try NginxInterop.size(of: partial) > point)
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("big.bin.courier-resume").path))
+        }
+        let kept = try NginxInterop.size(of: partial)
+        let finished = try await ChildProcess.run("courier", ["download", "--cacert", ca, url, "-o", output.path, "--continue"])
+        #expect(finished.status == 0, "\(finished.standardError)")
+        #expect(try Data(contentsOf: output) == (try Data(contentsOf: served)), "the continued file is not the served one")
+        #expect(!FileManager.default.fileExists(atPath: partial.path))
+
+        let log = try await NginxInterop.accessLog(probe: probe, count: 3)
+        #expect(log.count == 3, "\(log.map(\.description))")
+        #expect(log.dropFirst().allSatisfy { $0.status == 206 && $0.ifRange != nil && $0.range != nil }, "\(log.map(\.description))")
+        #expect(log.last?.range == "bytes=\(kept)-", "\(log.map(\.description))")
+    }
+}
