@@ -5,8 +5,12 @@ import FoundationNetworking
 
 extension URLConnectionOperation {
     /// Pauses the operation (an executing operation stops, keeping its bytes) and describes it.
-    public func makeArchive() -> OperationArchive {
-        pause()
+    ///
+    /// With `pausing: false` a running operation is described as it stands and goes on: a record to keep while the
+    /// transfer runs (as `courier batch` keeps one beside each partial file), whose resumption counts the bytes
+    /// received so far (the next transfer measures the output file itself). Default `true`.
+    public func makeArchive(pausing: Bool = true) -> OperationArchive {
+        if pausing { pause() }
         return storage.withLock { storage in
             let interrupted = storage.machine.state != .finished
             var resumption: DownloadResumption?

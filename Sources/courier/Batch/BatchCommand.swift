@@ -18,11 +18,13 @@ struct BatchCommand: AsyncParsableCommand {
         bytes) goes to standard error; one result line per file as it finishes and a summary \
         table go to standard output. A download fails on a network error or an HTTP status >= 400 \
         (its output file is removed), or when the file does not match the size or the digests \
-        (Repr-Digest, Content-Digest, Content-MD5) the server announced (the file is kept).
+        (Repr-Digest, Content-Digest, Content-MD5) the server announced (the file is kept as OUTPUT.part). \
+        A body is written to OUTPUT.part, with OUTPUT.courier-operation beside it from its first \
+        bytes, and takes its final name only once it is whole and verified. \
         Ctrl-C (SIGINT) or SIGTERM stops the downloads still running or queued and prints the \
-        summary. A download stopped, or cut off by a network error, midway keeps its partial output \
-        and OUTPUT.courier-operation beside it: running the same batch again continues it with \
-        Range/If-Range (and starts it over when the server cannot resume).
+        summary. A download stopped, cut off by a network error or killed (SIGKILL, a crash) midway \
+        keeps OUTPUT.part: running the same batch again continues it with Range/If-Range (and starts \
+        it over when the server cannot resume), and leaves alone the files an earlier run finished.
         Exit codes: 0 all downloaded, 2 usage error (a malformed line is named by its number), \
         6 at least one download failed, 130 stopped by SIGINT, 143 stopped by SIGTERM.
         """
@@ -151,6 +153,15 @@ struct BatchRun {
     /// `--cache`'s HTTP cache; `nil` for none.
     var cache: HTTPCache?
 
+    /// Gives the verified `partial` file its final name `output`, replacing what is there (rename(2): one step, so a
+    /// reader sees the old file or the new one whole).
+    /// - Throws: ``CLIFailure`` with the system's reason.
+    static func moveIntoPlace(_ partial: URL, _ output: URL) throws {
+        guard rename(partial.path, output.path) == 0 else {
+            throw CLIFailure(status: .network, message: "cannot rename \(partial.path) to \(output.lastPathComponent): \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// Runs every download and returns the results in file order, and the stop signal (SIGINT or
     /// SIGTERM) that cancelled the rest, if one came.
     func run() async -> (results: [BatchResult], stoppedBy: Int32?) {
@@ -168,10 +179,10 @@ struct BatchRun {
         let prefix = { @Sendable in "\(finished.load(ordering: .relaxed))/\(total) files" }
         // Ctrl-C or SIGTERM stops every download still queued or running (not the batch's final operation, which
         // must run for the summary to follow); one that has received bytes is archived first, to be continued.
-        let downloads = Mutex<[HTTPRequestOperation]>([])
+        let downloads = Mutex<[(index: Int, operation: HTTPRequestOperation)]>([])
         let resumable = Mutex<[Int: Int64]>([:])
         let cancelDownloads: @Sendable () -> Void = {
-            for (index, operation) in downloads.withLock({ $0 }).enumerated() {
+            for (index, operation) in downloads.withLock({ $0 }) {
                 if operation.isExecuting, let kept = BatchResumeFile(output: entries[index].output).store(operation, pausing: true) {
                     resumable.withLock { $0[index] = kept }
                 }
@@ -186,12 +197,24 @@ struct BatchRun {
         }
         defer { NotificationCenter.default.removeObserver(startObserver) }
 
-        let operations = entries.enumerated().map { index, entry -> HTTPRequestOperation in
+        let indexed = entries.enumerated().compactMap { index, entry -> (index: Int, operation: HTTPRequestOperation)? in
             let parts = requestParts[index]
             var request = URLRequest(url: entry.url)
             request.timeoutInterval = timeout
             for (name, value) in parts.headerFields { request.setValue(value, forHTTPHeaderField: name) }
             let resumeFile = BatchResumeFile(output: entry.output)
+            if resumeFile.isComplete {
+                // Finished (and verified) by an earlier run: the final name is taken by nothing else.
+                let result = BatchResult(url: entry.url, status: nil, bytes: (try? IntegrityCheck.size(of: entry.output)) ?? 0,
+                                         seconds: 0, output: entry.output, failure: nil, alreadyComplete: true)
+                let done = results.withLock { results in
+                    results[index] = result
+                    return results.count
+                }
+                finished.store(done, ordering: .relaxed)
+                display.printLine(BatchReport.resultLine(result), to: ProgressDisplay.standardOutput)
+                return nil
+            }
             let archive = resumeFile.load(url: entry.url, headerFields: parts.headerFields, timeout: timeout)
             let record: @Sendable (HTTPRequestOperation, (any Error)?) -> Void = { operation, error in
                 let seconds = starts.withLock { $0[ObjectIdentifier(operation)] }.map { (ContinuousClock.now - $0).seconds } ?? 0
@@ -216,24 +239,28 @@ struct BatchRun {
                         failure = (failure ?? "") + "; the earlier run's bytes are kept, run the batch again to continue"
                         kept = true
                     } else {
-                        try? FileManager.default.removeItem(at: entry.output)
+                        try? FileManager.default.removeItem(at: resumeFile.partial)
                         resumeFile.remove()
                     }
                 } else if let response = operation.response {
                     resumeFile.remove()
-                    // The same checks as `courier download`: size, Repr-Digest, Content-Digest, Content-MD5.
+                    // The same checks as `courier download`: size, Repr-Digest, Content-Digest, Content-MD5; the
+                    // file takes its final name only once they pass.
                     do {
-                        _ = try IntegrityCheck(response: response).verify(entry.output)
+                        _ = try IntegrityCheck(response: response).verify(resumeFile.partial)
+                        try Self.moveIntoPlace(resumeFile.partial, entry.output)
                     } catch let mismatch as IntegrityCheck.Mismatch {
-                        failure = "failed verification: \(mismatch.message) (file kept)"
+                        failure = "failed verification: \(mismatch.message) (kept as \(resumeFile.partial.lastPathComponent))"
                         kept = true
                     } catch {
                         failure = Self.describe(error)
+                        kept = true
                     }
                 }
-                let size = failure == nil || kept ? ((try? IntegrityCheck.size(of: entry.output)) ?? 0) : 0
+                let saved = failure == nil ? entry.output : resumeFile.partial
+                let size = failure == nil || kept ? ((try? IntegrityCheck.size(of: saved)) ?? 0) : 0
                 let result = BatchResult(url: entry.url, status: status, bytes: size, seconds: seconds,
-                                         output: failure == nil || kept ? entry.output : nil, failure: failure)
+                                         output: failure == nil || kept ? saved : nil, failure: failure)
                 let done = results.withLock { results in
                     results[index] = result
                     return results.count
@@ -247,7 +274,7 @@ struct BatchRun {
             if let archive {
                 do {
                     resumed = try manager.httpRequestOperation(resuming: archive, success: success, failure: failed)
-                    let kept = (try? IntegrityCheck.size(of: entry.output)) ?? 0
+                    let kept = (try? IntegrityCheck.size(of: resumeFile.partial)) ?? 0
                     display.printLine("courier: continuing \(entry.output.path) after its \(kept) bytes")
                 } catch {
                     // The kept bytes cannot be vouched for without their archive: the download starts again.
@@ -255,7 +282,7 @@ struct BatchRun {
                 }
             }
             let operation = resumed ?? manager.httpRequestOperation(with: request, success: success, failure: failed)
-            operation.outputFileURL = entry.output
+            operation.outputFileURL = resumeFile.partial
             operation.transport = transport
             if !parts.sessionHeaders.isEmpty {
                 let confinement = parts.sessionHeaders
@@ -276,14 +303,18 @@ struct BatchRun {
                     credential.answer(challenge, originalURL: url)
                 }
             }
-            operation.setDownloadProgressBlock { read, _, _ in
+            // The first bytes of a body: its record goes beside the partial file, so that a killed batch continues.
+            let recorded = Atomic<Bool>(false)
+            operation.setDownloadProgressBlock { [weak operation] read, _, _ in
+                if let operation, !recorded.exchange(true, ordering: .relaxed) { resumeFile.record(operation) }
                 let now = bytes.add(Int64(read), ordering: .relaxed).newValue
                 display.update(completed: now, total: nil, prefix: prefix())
             }
-            return operation
+            return (index, operation)
         }
+        let operations = indexed.map(\.operation)
 
-        downloads.withLock { $0 = operations }
+        downloads.withLock { $0 = indexed }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let all = URLConnectionOperation.batch(of: operations, progress: { _, _ in
                 display.update(completed: bytes.load(ordering: .relaxed), total: nil, prefix: prefix())

@@ -14,6 +14,18 @@ struct BatchResult: Equatable, Sendable {
     let output: URL?
     /// Why it failed, or `nil` on success.
     let failure: String?
+    /// Whether an earlier run had finished it: nothing was sent. Default `false`.
+    var alreadyComplete = false
+
+    init(url: URL, status: Int?, bytes: Int64, seconds: Double, output: URL?, failure: String?, alreadyComplete: Bool = false) {
+        self.url = url
+        self.status = status
+        self.bytes = bytes
+        self.seconds = seconds
+        self.output = output
+        self.failure = failure
+        self.alreadyComplete = alreadyComplete
+    }
 
     /// Whether the file was downloaded.
     var succeeded: Bool { failure == nil }
@@ -26,6 +38,9 @@ enum BatchReport {
         let status = result.status.map(String.init) ?? "---"
         if let failure = result.failure {
             return "FAIL  \(status)  \(result.url.absoluteString): \(failure)"
+        }
+        if result.alreadyComplete {
+            return "done  ---  \(ProgressLine.bytes(result.bytes))  \(result.url.absoluteString) -> \(result.output?.path ?? "-") (finished by an earlier run)"
         }
         return "ok    \(status)  \(ProgressLine.bytes(result.bytes))  \(time(result.seconds))  \(result.url.absoluteString) -> \(result.output?.path ?? "-")"
     }

@@ -7,41 +7,71 @@ import FoundationNetworking
 import Glibc
 #endif
 
-/// Where `courier batch` keeps a download it could not finish, so that running the batch again continues it: the
-/// archived operation (``OperationArchive`` as JSON) beside the partial output, as `OUTPUT.courier-operation`,
-/// readable by its owner only.
+/// Where `courier batch` keeps a download that has not finished: its bytes in `OUTPUT.part` (nothing takes the final
+/// name before the whole file has arrived and passed its checks) and the archived operation (``OperationArchive`` as
+/// JSON) beside it as `OUTPUT.courier-operation`, readable by its owner only, written as the body starts (as aria2
+/// keeps its control file) and again when the download stops or fails: a batch killed at any point (SIGKILL, a
+/// crash, the OOM killer) continues the next time it runs.
 ///
 /// Header fields are not stored, so no credential lands in the file: the next run sends its own.
 struct BatchResumeFile {
-    /// The partial output.
+    /// The final output.
     let output: URL
-    /// The archive beside it.
+    /// The bytes while they arrive.
+    let partial: URL
+    /// The archive beside them.
     let file: URL
 
     init(output: URL) {
         self.output = output
+        partial = URL(fileURLWithPath: output.path + ".part")
         file = URL(fileURLWithPath: output.path + ".courier-operation")
+    }
+
+    /// Whether the output is there and nothing of an unfinished download is: an earlier run finished it (the final
+    /// name is taken only by a verified file), so this run leaves it alone.
+    var isComplete: Bool {
+        FileManager.default.fileExists(atPath: output.path) && !FileManager.default.fileExists(atPath: partial.path)
+            && !FileManager.default.fileExists(atPath: file.path)
     }
 
     /// The archive to continue the download of `url` from, with `headerFields` and `timeout` for its request; `nil`
     /// when there is none, it is unreadable or for another URL, or the partial output is gone (then it is removed).
+    /// The bytes kept are the ones in the partial file (a record written as the body started says 0).
     func load(url: URL, headerFields: [String: String], timeout: TimeInterval) -> OperationArchive? {
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
-        guard FileManager.default.fileExists(atPath: output.path),
-              let data = try? Data(contentsOf: file),
+        guard let size = try? IntegrityCheck.size(of: partial),
+              let data = PrivateFile.contents(of: file, atMost: 16 << 20),
               var archive = try? JSONDecoder().decode(OperationArchive.self, from: data),
-              archive.request.url == url, archive.resumption?.canResume == true
+              archive.request.url == url
         else {
+            remove()
+            return nil
+        }
+        archive.resumption?.offset = size
+        guard archive.resumption?.canResume == true else {
             remove()
             return nil
         }
         archive.request.headers = headerFields
         archive.request.timeoutInterval = timeout
-        archive.outputFilePath = output.path
+        archive.outputFilePath = partial.path
         return archive
     }
 
-    /// Keeps what `operation` wrote to the output so that the next run continues it: stopped (`pausing`: the
+    /// Records the body `operation` has started to write into the partial file, so that its bytes can be continued
+    /// whatever stops the process. Best effort: a record that cannot be written only means a killed download starts
+    /// over.
+    func record(_ operation: HTTPRequestOperation) {
+        var archive = operation.makeArchive(pausing: false)
+        guard let response = operation.response, (200..<300).contains(response.statusCode) else { return }
+        archive.state = .ready
+        archive.error = nil
+        archive.resumption = DownloadResumption(offset: 0, response: response)
+        write(archive)
+    }
+
+    /// Keeps what `operation` wrote to the partial file so that the next run continues it: stopped (`pausing`: the
     /// operation is paused and archived as it runs) or failed midway (the archive of the finished operation, made
     /// ready again). Returns the bytes kept, or `nil` when nothing can be continued (no bytes, or no validator to
     /// prove the next part belongs to them).
@@ -49,15 +79,22 @@ struct BatchResumeFile {
         var archive = operation.makeArchive()
         if !pausing {
             guard let response = operation.response, (200..<300).contains(response.statusCode) else { return nil }
-            let size = (try? IntegrityCheck.size(of: output)) ?? 0
+            let size = (try? IntegrityCheck.size(of: partial)) ?? 0
             archive.state = .ready
             archive.error = nil
             archive.resumption = DownloadResumption(offset: size, response: response)
         }
         guard let resumption = archive.resumption, resumption.canResume else { return nil }
+        return write(archive) ? resumption.offset : nil
+    }
+
+    /// Writes `archive` without its header fields; whether it was written.
+    @discardableResult
+    private func write(_ archive: OperationArchive) -> Bool {
+        var archive = archive
         archive.request.headers = [:]
-        guard let data = try? JSONEncoder().encode(archive), (try? PrivateFile.replace(file, with: data)) != nil else { return nil }
-        return resumption.offset
+        guard let data = try? JSONEncoder().encode(archive) else { return false }
+        return (try? PrivateFile.replace(file, with: data)) != nil
     }
 
     func remove() {

@@ -86,8 +86,10 @@ struct CLIBatchTests {
         let stdout = outcome.standardOutput
         #expect(stdout.contains("1 of 4 downloads succeeded, 3 failed"), "\(stdout)")
         #expect(stdout.contains("FAIL  200  \(try await Self.url("/download/30000?seed=32&digest=repr&wrong_digest=1")): failed verification: Repr-Digest sha-256 is "), "\(stdout)")
-        let tampered = folder.appendingPathComponent("tampered.bin")
+        // Kept for inspection, never under the final name.
+        let tampered = folder.appendingPathComponent("tampered.bin.part")
         #expect(try sha256Hex(ofFile: tampered) == TestPayload.bytes(count: 30_000, seed: 32).sha256Hex, "kept for inspection")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("tampered.bin").path))
         let tamperedRow = try #require(stdout.split(separator: "\n").first { $0.contains("wrong_digest") && !$0.hasPrefix("FAIL") })
         #expect(tamperedRow.contains(" 200 ") && tamperedRow.contains(" 30000 ") && tamperedRow.hasSuffix(tampered.path), "\(tamperedRow)")
         #expect(stdout.contains("FAIL  404  "), "\(stdout)")
@@ -127,8 +129,10 @@ struct CLIBatchTests {
         // The running download keeps its bytes and its archive (owner-only: it is the user's data); the queued one
         // never started.
         let firstFile = folder.appendingPathComponent("first.bin")
+        let firstPartial = folder.appendingPathComponent("first.bin.part")
         let archive = folder.appendingPathComponent("first.bin.courier-operation")
-        let kept = try #require(try FileManager.default.attributesOfItem(atPath: firstFile.path)[.size] as? Int)
+        #expect(!FileManager.default.fileExists(atPath: firstFile.path), "a stopped download took its final name")
+        let kept = try #require(try FileManager.default.attributesOfItem(atPath: firstPartial.path)[.size] as? Int)
         #expect(kept > 0 && kept < 500_000)
         let mode = try #require(try FileManager.default.attributesOfItem(atPath: archive.path)[.posixPermissions] as? Int)
         #expect(mode == 0o600)

@@ -64,4 +64,49 @@ struct CLIKilledTransferTests {
         #expect(log.dropFirst().allSatisfy { $0.status == 206 && $0.ifRange != nil && $0.range != nil }, "\(log.map(\.description))")
         #expect(log.last?.range == "bytes=\(kept)-", "\(log.map(\.description))")
     }
+
+    /// `courier batch` killed with SIGKILL midway: no file is under its final name before it is whole and verified;
+    /// the next run continues each by `Range` with `If-Range`, and a run after that sends nothing.
+    @Test func aKilledBatchContinuesAndARerunFetchesNothing() async throws {
+        let ca = try #require(NginxServer.environment["COURIER_NGINX_CA"])
+        let slow = try NginxInterop.servedFile("slow")
+        try FileManager.default.createDirectory(at: slow, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let names = (0..<3).map { "batch-\($0)-\(UUID().uuidString).bin" }
+        for name in names {
+            try NginxInterop.writeServedFile(slow.appendingPathComponent(name), size: 3 << 20, modified: Date(timeIntervalSince1970: 1_700_000_000))
+        }
+        defer { for name in names { try? FileManager.default.removeItem(at: slow.appendingPathComponent(name)) } }
+        let folder = try Fixtures.temporaryDirectory("killed-batch")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let probe = NginxInterop.probe()
+        let list = folder.appendingPathComponent("list.txt")
+        try names.enumerated().map { index, name in "\(try NginxInterop.url("slow/\(name)", probe: probe).absoluteString)\tfile\(index).bin" }
+            .joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+        let arguments = ["batch", list.path, "--concurrency", "3", "--cacert", ca, "--output-dir", folder.path]
+
+        let child = try ChildProcess("courier", arguments)
+        try await Self.waitForSize(of: folder.appendingPathComponent("file0.bin.part"), above: 1 << 20, child: child)
+        child.send(SIGKILL)
+        _ = try await child.finish(timeout: .seconds(10))
+        for index in 0..<3 {
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("file\(index).bin").path), "file\(index).bin took its final name")
+        }
+
+        let again = try await ChildProcess.run("courier", arguments)
+        #expect(again.status == 0, "\(again.standardOutput) \(again.standardError)")
+        for (index, name) in names.enumerated() {
+            let saved = try Data(contentsOf: folder.appendingPathComponent("file\(index).bin"))
+            #expect(saved == (try Data(contentsOf: slow.appendingPathComponent(name))), "file\(index).bin")
+        }
+        let log = try await NginxInterop.accessLog(probe: probe, count: 6)
+        let continued = log.filter { $0.status == 206 }
+        #expect(!continued.isEmpty && continued.allSatisfy { $0.ifRange != nil }, "\(log.map(\.description))")
+
+        let third = try await ChildProcess.run("courier", arguments)
+        #expect(third.status == 0, "\(third.standardOutput) \(third.standardError)")
+        #expect(third.standardOutput.contains("finished by an earlier run"), "\(third.standardOutput)")
+        try await Task.sleep(for: .milliseconds(500))
+        // Exactly the lines of the two runs before: the third sent nothing.
+        _ = try await NginxInterop.accessLog(probe: probe, count: log.count)
+    }
 }
