@@ -81,7 +81,7 @@ struct BatchCommand: AsyncParsableCommand {
         if let session, let elsewhere = batch.entries.first(where: { !session.applies(to: $0.url) }) {
             session.warnIfWithheld(from: elsewhere.url)
         }
-        let transport = AsyncHTTPClientTransport(configuration: try common.transportConfiguration())
+        let transport = AsyncHTTPClientTransport(configuration: try common.transportConfiguration(timeout: timeout))
         // The header fields and Authorization are worked out once for the session's origin and once for the others
         // (a bad -H fails here, a password is asked once).
         var parts: [Bool: BatchRun.RequestParts] = [:]

@@ -52,9 +52,11 @@ struct CommonRequestOptions: ParsableArguments {
         try tls.check()
     }
 
-    /// The transport's settings: TLS, proxy or socket, and the HTTP version.
-    func transportConfiguration() throws -> AsyncHTTPClientTransport.Configuration {
+    /// The transport's settings: TLS, proxy or socket, and the HTTP version; `--timeout` (`timeout`) also bounds
+    /// making a connection (TCP, a proxy's CONNECT tunnel or SOCKS handshake, TLS), which otherwise gets 10 s.
+    func transportConfiguration(timeout: TimeInterval) throws -> AsyncHTTPClientTransport.Configuration {
         var configuration = try tls.transportConfiguration()
+        configuration.connectTimeout = min(configuration.connectTimeout, timeout)
         try network.apply(to: &configuration)
         if http1 { configuration.httpVersion = .http1Only }
         return configuration

@@ -34,7 +34,7 @@ struct RequestRunner {
             streamsLines: options.display.stream, isTerminal: isTerminal
         )
         let credential = try common.challengeCredential()
-        let transportConfiguration = try options.common.transportConfiguration()
+        let transportConfiguration = try options.common.transportConfiguration(timeout: try options.timeout)
         let output = try options.output.map(OutputFile.checked(path:))
 
         if options.printCurl {

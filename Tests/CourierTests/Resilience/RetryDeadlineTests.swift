@@ -67,4 +67,21 @@ struct RetryDeadlineTests {
         #expect(outcome.status == 4, "\(outcome.standardError)")
         #expect(outcome.standardError.contains("past the request's deadline"), "\(outcome.standardError)")
     }
+
+    /// A proxy that takes the connection and never answers its CONNECT: `--timeout 1` bounds the tunnel's setup
+    /// (it took the engine's 10 s connect timeout).
+    @Test func courierTimeoutBoundsAProxyTunnelThatNeverOpens() async throws {
+        let proxy = try await HostileServer.start { _, _ in
+            try await Task.sleep(for: .seconds(20))
+            return .close
+        }
+        defer { Task { await proxy.stop() } }
+        let started = ContinuousClock.now
+        let outcome = try await ChildProcess.run("courier", [
+            "get", "--timeout", "1", "--proxy", "http://127.0.0.1:\(proxy.url("/").port ?? 0)", "https://127.0.0.1:9/never",
+        ])
+        #expect(ContinuousClock.now - started < .seconds(6), "the tunnel's setup outlasted --timeout")
+        #expect(outcome.status == 4, "\(outcome.standardError)")
+        #expect(proxy.requests.first?.method == "CONNECT", "the proxy saw \(proxy.requests.map(\.method))")
+    }
 }
