@@ -52,7 +52,7 @@ enum BatchReport {
         let rows = results.map { result in
             [
                 result.url.absoluteString,
-                result.status.map(String.init) ?? "error",
+                result.alreadyComplete ? "done" : result.status.map(String.init) ?? "error",
                 String(result.bytes),
                 time(result.seconds),
                 result.output?.path ?? "-",
