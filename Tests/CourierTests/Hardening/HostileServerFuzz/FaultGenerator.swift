@@ -18,7 +18,10 @@ struct FaultGenerator {
     /// The next case; every `commandLineEvery`-th download goes through `courier download` (0: never).
     mutating func next(commandLineEvery: Int) -> GeneratedCase {
         number += 1
-        let resource = FaultResource(seed: random.next(), length: length())
+        var resource = FaultResource(seed: random.next(), length: length())
+        // One case in five is served gzipped (whatever the request accepts): decoded bytes must never be continued
+        // by a range of the encoded ones.
+        resource.gzipped = resource.length > 0 && Int.random(in: 0..<5, using: &random) == 0
         var client = GeneratedCase.Client.allCases.filter { $0 != .commandLine }.randomElement(using: &random) ?? .session
         if client == .download, commandLineEvery > 0, number % commandLineEvery == 0 { client = .commandLine }
         let faults = client == .download || client == .commandLine

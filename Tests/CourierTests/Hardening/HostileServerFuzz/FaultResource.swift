@@ -1,11 +1,31 @@
 import Foundation
+import Synchronization
 
 /// The resource every generated case serves: `length` bytes that depend on the case and on their position (a
 /// SplitMix64 stream), so that bytes taken from another offset, another case or another length never compare equal
 /// to the right ones. It is the generator's record of what a correct server sends.
+///
+/// A gzipped resource (``gzipped``) is served as the gzip of those bytes with `Content-Encoding: gzip`, to any request:
+/// a client then holds exactly the resource (decoded) or exactly the gzip bytes (kept as sent, for a request that
+/// accepted only `identity`), never a mix of the two.
 struct FaultResource: Sendable, Equatable {
     let seed: UInt64
     let length: Int
+    var gzipped = false
+
+    /// What the server sends: ``bytes``, or their gzip.
+    var representation: Data {
+        gzipped ? Self.gzip(bytes) : bytes
+    }
+
+    /// The gzip of `data`, made once per resource (through the system's `gzip`).
+    private static let compressed = Mutex<[Data: Data]>([:])
+    private static func gzip(_ data: Data) -> Data {
+        if let known = compressed.withLock({ $0[data] }) { return known }
+        let made = HostileGzip.compress(data)
+        compressed.withLock { $0[data] = made }
+        return made
+    }
 
     /// The whole representation.
     var bytes: Data {

@@ -10,7 +10,7 @@ struct FaultResponse {
     /// Writes `fault`; `rangeStart` is the `k` of the request's `Range: bytes=k-`, if any. A range answer to a request
     /// without a range is an honest `200`; any other fault answers a range request as it would a whole one.
     func write(_ fault: GeneratedFault, rangeStart: Int?) async throws -> HostileServer.Disposition {
-        let bytes = resource.bytes
+        let bytes = resource.representation
         let length = bytes.count
         switch fault {
         case .honest(let chunked):
@@ -91,7 +91,7 @@ struct FaultResponse {
             var head: [(String, String)] = [
                 ("Content-Length", "\(contentLength ?? rest.count)"), ("ETag", entityTag ?? resource.entityTag),
                 ("Last-Modified", Self.lastModified),
-            ]
+            ] + coding
             if range { head.append(("Content-Range", "bytes \(first)-\(length - 1)/\(total)")) }
             try await connection.writeHead("206 Partial Content", head)
             try await connection.write(Data(rest))
@@ -122,7 +122,7 @@ struct FaultResponse {
             try await connection.writeHead("206 Partial Content", [
                 ("Content-Length", "\(length - start)"), ("Content-Range", "bytes \(start)-\(length - 1)/\(length)"),
                 ("ETag", resource.entityTag), ("Last-Modified", Self.lastModified),
-            ])
+            ] + coding)
             try await connection.write(Data(bytes.dropFirst(start).prefix(at)))
             return .close
         case .unsatisfiable(let total):
@@ -136,7 +136,13 @@ struct FaultResponse {
         [
             length.map { ("Content-Length", "\($0)") } ?? ("Transfer-Encoding", "chunked"),
             ("ETag", resource.entityTag), ("Last-Modified", Self.lastModified), ("Content-Type", "application/octet-stream"),
-        ]
+        ] + coding
+    }
+
+    /// `Content-Encoding: gzip` for a gzipped representation — sent whatever the request accepts, as a hostile server
+    /// would, and with the same strong validator as the bytes it encodes.
+    private var coding: [(String, String)] {
+        resource.gzipped ? [("Content-Encoding", "gzip")] : []
     }
 
     private func writeWhole(_ bytes: Data, chunked: Bool) async throws {

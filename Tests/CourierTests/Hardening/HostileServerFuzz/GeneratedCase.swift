@@ -34,6 +34,6 @@ struct GeneratedCase: Sendable, CustomStringConvertible {
     }
 
     var description: String {
-        "case \(number) of run \(runSeed) (\(client.rawValue), \(resource.length) bytes): \(faults.map(\.description).joined(separator: " → "))"
+        "case \(number) of run \(runSeed) (\(client.rawValue), \(resource.length) bytes\(resource.gzipped ? ", gzipped" : "")): \(faults.map(\.description).joined(separator: " → "))"
     }
 }
