@@ -1,0 +1,1 @@
+../../../Sources/Courier/Decoding/DecodedResponseHead.swift
