@@ -77,7 +77,7 @@ struct DownloadCommand: AsyncParsableCommand {
         // Bytes another program left, continued without proof that they are the start of the server's file.
         var unprovenBytes: Int64?
         if resume {
-            stored = try files.load(sending: request)
+            stored = try files.load(sending: request, confinedBy: confinement)
             if let stored, stored.url != url {
                 // The resume data names the URL after redirects, or the URL of an earlier command.
                 StandardStreams.writeError("courier: continuing \(stored.url.absoluteString), the URL recorded in \(files.resumeData.path)\n")

@@ -74,7 +74,7 @@ struct DownloadFiles {
     /// The stored resume data, pointed at ``partial`` (the directory may have moved since) and sending
     /// `request`'s header fields, or `nil` when there is none or its partial file is gone.
     /// - Throws: `CLIFailure` when the file exists but is not Courier resume data.
-    func load(sending request: URLRequest) throws -> DownloadResumeData? {
+    func load(sending request: URLRequest, confinedBy confinement: SessionHeaderConfinement) throws -> DownloadResumeData? {
         guard FileManager.default.fileExists(atPath: resumeData.path),
               FileManager.default.fileExists(atPath: partial.path) else { return nil }
         do {
@@ -85,7 +85,7 @@ struct DownloadFiles {
             if let size = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.int64Value, size >= 0 {
                 resume.resumption.offset = size
             }
-            resume.headers = Self.fields(of: request, for: resume.url)
+            resume.headers = Self.fields(of: request, for: resume.url, confinedBy: confinement)
             return resume
         } catch {
             throw CLIFailure.usage("\(resumeData.path) is not Courier resume data (\(error.localizedDescription)); delete it to start over")
@@ -93,14 +93,17 @@ struct DownloadFiles {
     }
 
     /// `request`'s header fields for continuing at `url`, the URL the resume data recorded (after redirects): the
-    /// credentials and cookies only when it has the same origin as `request`, as a redirect would have dropped them.
-    static func fields(of request: URLRequest, for url: URL) -> [String: String] {
+    /// credentials, cookies and the fields a `--session` lent (`confinement`) only when it has the same origin as
+    /// `request`, as a redirect would have dropped them.
+    static func fields(of request: URLRequest, for url: URL, confinedBy confinement: SessionHeaderConfinement) -> [String: String] {
         var fields = request.allHTTPHeaderFields ?? [:]
         let origin = { (url: URL?) in [url?.scheme?.lowercased(), url?.host?.lowercased(), url?.port.map(String.init)] }
         if origin(request.url) != origin(url) {
             fields = fields.filter { !["authorization", "proxy-authorization", "cookie"].contains($0.key.lowercased()) }
         }
-        return fields
+        var continuing = URLRequest(url: url)
+        continuing.allHTTPHeaderFields = fields
+        return confinement.confined(continuing).allHTTPHeaderFields ?? [:]
     }
 
     /// The start of a download that another program left at ``output`` (a browser, curl, wget), taken over to be

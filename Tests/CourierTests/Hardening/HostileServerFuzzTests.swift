@@ -9,7 +9,8 @@ import FoundationNetworking
 /// lengths, lying `Content-Range` and `416` totals, redirects to odd URLs, 1xx floods, garbage `Set-Cookie` and
 /// `WWW-Authenticate`, bodies that stop or stall), driven through sessions, operations, download tasks with their
 /// resume data and `courier download --continue`. The process must never trap, nothing delivered as a success may
-/// differ from the resource's bytes, and the credential must never reach another origin.
+/// differ from the resource's bytes, and neither the credential nor a `--session`'s header field may reach another
+/// origin.
 ///
 /// `COURIER_HOSTILE_RESPONSES` sets how many responses a run answers (default 10,000, about 40 s; `scripts/hostile-fuzz`
 /// runs 100,000) and `COURIER_HOSTILE_SEED` the seed (default: random, printed, so a failure can be run again).
@@ -64,6 +65,9 @@ struct HostileServerFuzzTests {
         }
         let leaks = server.leaks
         #expect(leaks.isEmpty, "\(leaks.prefix(10))")
+        if outcomes.keys.contains(where: { $0.hasPrefix("commandLine") }) {
+            #expect(server.apiKeysAtOrigin > 0, "courier download never sent the session's field to its own origin")
+        }
         let elapsed = ContinuousClock.now - started
         print("hostile-server fuzz: \(cases) cases, \(server.responses) responses in \(elapsed); " +
               outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
@@ -90,6 +94,8 @@ struct HostileServerFuzzTests {
         (.download, [.truncated(at: 700, chunked: false), .range(.truncated(at: 10)), .range(.honest)], 2_000, .failed),
         (.commandLine, [.truncated(at: 700, chunked: false), .range(.unsatisfiable(total: 700))], 2_000, .resumed),
         (.commandLine, [.truncated(at: 700, chunked: false), .range(.wrongStart(delta: 50))], 2_000, .resumed),
+        (.commandLine, [.redirect(location: "http://localhost:PORT/fuzz/N"), .honest(chunked: false)], 5_000, .delivered),
+        (.commandLine, [.redirect(location: "http://localhost:PORT/fuzz/N"), .truncated(at: 700, chunked: false), .range(.honest)], 2_000, .resumed),
         (.session, [.conflictingLengths], 5_000, .failed),
         (.session, [.lengthBesideChunked], 5_000, .failed),
         (.operation, [.badChunkSize("ffffffffffffffffff")], 5_000, .failed),
@@ -128,5 +134,8 @@ struct HostileServerFuzzTests {
         case .failure(let problem): Issue.record("\(generated): \(problem)")
         }
         #expect(server.leaks.isEmpty, "\(server.leaks)")
+        if client == .commandLine {
+            #expect(server.apiKeysAtOrigin > 0, "courier download did not send the session's field to its own origin")
+        }
     }
 }

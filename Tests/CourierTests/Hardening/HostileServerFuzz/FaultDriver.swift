@@ -129,6 +129,17 @@ struct FaultDriver: Sendable {
         return judge(saved, generated, outcome, what: "the saved file")
     }
 
+    /// A `courier` session made for the server's origin, holding ``FaultServer/apiKey`` as a header field.
+    private func sessionFile() throws -> URL {
+        let file = folder.appendingPathComponent("session.json")
+        let session: [String: Any] = [
+            "format": "courier-session", "version": 1, "origin": "http://127.0.0.1:\(server.port)",
+            "headers": ["X-Api-Key": FaultServer.apiKey],
+        ]
+        try JSONSerialization.data(withJSONObject: session).write(to: file)
+        return file
+    }
+
     private func viaCommandLine(_ generated: GeneratedCase) async -> Result<Outcome, Problem> {
         guard courier != nil else { return await viaDownloadTask(generated) }
         let output = folder.appendingPathComponent("courier-\(generated.number).bin")
@@ -137,11 +148,11 @@ struct FaultDriver: Sendable {
                 try? FileManager.default.removeItem(atPath: output.path + suffix)
             }
         }
-        let arguments = [
-            "download", server.url(generated).absoluteString, "-o", output.path, "--timeout", "\(generated.timeout)",
-            "-H", "Authorization: \(FaultServer.authorization)",
-        ]
         do {
+            let arguments = [
+                "download", server.url(generated).absoluteString, "-o", output.path, "--timeout", "\(generated.timeout)",
+                "-H", "Authorization: \(FaultServer.authorization)", "--session-read-only", try sessionFile().path,
+            ]
             let first = try await ChildProcess.run("courier", arguments, timeout: .seconds(60))
             if first.terminatedBySignal { return .failure(Problem(description: "courier download was killed by signal \(first.status)")) }
             if first.status == 0 { return judgeFile(output, generated, .delivered) }

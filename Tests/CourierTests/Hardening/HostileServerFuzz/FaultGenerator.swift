@@ -24,8 +24,12 @@ struct FaultGenerator {
         resource.gzipped = resource.length > 0 && Int.random(in: 0..<5, using: &random) == 0
         var client = GeneratedCase.Client.allCases.filter { $0 != .commandLine }.randomElement(using: &random) ?? .session
         if client == .download, commandLineEvery > 0, number % commandLineEvery == 0 { client = .commandLine }
-        let faults = client == .download || client == .commandLine
+        var faults = client == .download || client == .commandLine
             ? downloadFaults(resource) : requestFaults(resource)
+        // `courier download` sends a session's header field: one case in three first goes to another origin.
+        if client == .commandLine, Int.random(in: 0..<3, using: &random) == 0 {
+            faults.insert(.redirect(location: otherOrigin()), at: 0)
+        }
         let stalls = faults.contains { if case .stall = $0 { true } else { false } }
         return GeneratedCase(
             number: number, runSeed: seed, resource: resource, client: client, faults: faults, timeout: stalls ? 0.3 : 3
@@ -124,6 +128,14 @@ struct FaultGenerator {
             "http://127.0.0.1:\(port)\(path)\u{7}", "\u{1}\(path)", "http://127.0.0.1:\(port)/ünïcödé\(path)", "http://127.0.0.1:\(port)/%00\(path)",
         ]
         return choices.randomElement(using: &random) ?? path
+    }
+
+    /// The case's path at another origin of the same server (another host name or literal, so no session field,
+    /// credential or cookie of 127.0.0.1 may follow).
+    private mutating func otherOrigin() -> String {
+        let path = "/fuzz/\(number)"
+        return ["http://localhost:\(port)\(path)", "http://[::ffff:127.0.0.1]:\(port)\(path)", "//localhost:\(port)\(path)"]
+            .randomElement(using: &random) ?? path
     }
 
     /// Two to eight pieces joined: values that parse partly, with quotes left open, huge numbers and control bytes

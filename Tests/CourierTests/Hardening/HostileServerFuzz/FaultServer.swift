@@ -6,6 +6,9 @@ import Synchronization
 final class FaultServer: Sendable {
     /// The credential every case sends (as `Authorization`), meant for 127.0.0.1:``port`` only.
     static let authorization = "Basic " + Data("ann:fuzz-secret".utf8).base64EncodedString()
+    /// The API key `courier download` sends from a `--session` made for 127.0.0.1:``port`` (as `X-Api-Key`): a
+    /// session's header fields stay with the session's origin, as its credential does.
+    static let apiKey = "fuzz-session-api-key"
 
     private let server: HostileServer
     private let registry: Registry
@@ -13,8 +16,12 @@ final class FaultServer: Sendable {
     /// The port on 127.0.0.1.
     var port: Int { server.port }
 
-    /// Requests that carried ``authorization`` to another origin (after a redirect), described.
+    /// Requests that carried ``authorization`` or ``apiKey`` to another origin (after a redirect), described.
     var leaks: [String] { registry.state.withLock { $0.leaks } }
+
+    /// Requests that carried ``apiKey`` to the session's own origin: the field is sent where it belongs (so that its
+    /// absence elsewhere means something).
+    var apiKeysAtOrigin: Int { registry.state.withLock { $0.apiKeysAtOrigin } }
 
     /// Responses answered so far.
     var responses: Int { registry.state.withLock { $0.responses } }
@@ -64,6 +71,7 @@ final class FaultServer: Sendable {
             var cases: [Int: GeneratedCase] = [:]
             var requestCounts: [Int: Int] = [:]
             var leaks: [String] = []
+            var apiKeysAtOrigin = 0
             var responses = 0
         }
 
@@ -76,6 +84,13 @@ final class FaultServer: Sendable {
                 let host = request.header("Host") ?? ""
                 if host != state.origin, request.header("Authorization") == FaultServer.authorization {
                     state.leaks.append("Authorization sent to \(host) for \(request.target.prefix(100))")
+                }
+                if request.header("X-Api-Key") == FaultServer.apiKey {
+                    if host == state.origin {
+                        state.apiKeysAtOrigin += 1
+                    } else {
+                        state.leaks.append("the session's X-Api-Key sent to \(host) for \(request.target.prefix(100))")
+                    }
                 }
                 guard let number, let generated = state.cases[number] else { return nil }
                 let index = state.requestCounts[number, default: 0]
