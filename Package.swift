@@ -1,9 +1,17 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// `COURIER_TSAN_LOCKS=1 swift build --sanitize=thread …` (`.ci/run`'s sanitizer step) gives Courier and its tests a
-// pthread-based `Mutex` that ThreadSanitizer can see (see Sources/Courier/Concurrency/ThreadSanitizerMutex.swift).
-let threadSanitizerLocks: [SwiftSetting] = Context.environment["COURIER_TSAN_LOCKS"] == nil ? [] : [.define("COURIER_TSAN_LOCKS")]
+// `COURIER_SANITIZE=thread` or `=address` (`.ci/run`'s sanitizer steps) builds Courier's own targets with that
+// sanitizer on top of the plain debug build of its dependencies, in the same `.build`: only Courier's code is
+// rebuilt (a fresh machine would otherwise build every dependency twice more), and only Courier's code is checked,
+// which is what the steps are for. Line tables (not full debug information) are enough for the reports' file:line.
+// `thread` also gives Courier and its tests a pthread-based `Mutex` that ThreadSanitizer can see (see
+// Sources/Courier/Concurrency/ThreadSanitizerMutex.swift; `COURIER_TSAN_LOCKS` alone does the same).
+let sanitizer = Context.environment["COURIER_SANITIZE"].flatMap { ["thread", "address"].contains($0) ? $0 : nil }
+let sanitized: [SwiftSetting] = sanitizer.map { [.unsafeFlags(["-sanitize=\($0)", "-gline-tables-only"])] } ?? []
+let sanitizedLink: [LinkerSetting] = sanitizer.map { [.unsafeFlags(["-sanitize=\($0)"])] } ?? []
+let threadSanitizerLocks: [SwiftSetting] =
+    Context.environment["COURIER_TSAN_LOCKS"] == nil && sanitizer != "thread" ? [] : [.define("COURIER_TSAN_LOCKS")]
 
 let package = Package(
     name: "Courier",
@@ -61,7 +69,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
-            swiftSettings: threadSanitizerLocks
+            swiftSettings: threadSanitizerLocks + sanitized
         ),
         .target(
             name: "CourierOpenAPI",
@@ -69,12 +77,15 @@ let package = Package(
                 "Courier",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-            ]
+            ],
+            swiftSettings: sanitized
         ),
         // StubTransport: users test their own code that uses Courier without a server.
+        // Its stubs lock with `Mutex` too: the same pthread-based shim in TSan builds (a link to Courier's file).
         .target(
             name: "CourierTesting",
-            dependencies: ["Courier"]
+            dependencies: ["Courier"],
+            swiftSettings: threadSanitizerLocks + sanitized
         ),
         .target(
             name: "CourierTestServer",
@@ -92,7 +103,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-            ]
+            ],
+            swiftSettings: sanitized
         ),
         .executableTarget(
             name: "courier",
@@ -101,12 +113,16 @@ let package = Package(
                 "CourierTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ]
+            ],
+            swiftSettings: sanitized,
+            linkerSettings: sanitizedLink
         ),
         // A child process for the graceful-shutdown lease tests (signals cannot be sent to the test runner).
         .executableTarget(
             name: "CourierLeaseProbe",
-            dependencies: ["Courier", "CourierTestServer"]
+            dependencies: ["Courier", "CourierTestServer"],
+            swiftSettings: sanitized,
+            linkerSettings: sanitizedLink
         ),
         // A child process for the swift-service-lifecycle tests: a ServiceGroup receiving a real SIGTERM.
         .executableTarget(
@@ -116,7 +132,9 @@ let package = Package(
                 "CourierTestServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            swiftSettings: sanitized,
+            linkerSettings: sanitizedLink
         ),
         .testTarget(
             name: "CourierTests",
@@ -146,7 +164,8 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
-            swiftSettings: threadSanitizerLocks
+            swiftSettings: threadSanitizerLocks + sanitized,
+            linkerSettings: sanitizedLink
         ),
         .testTarget(
             name: "CourierTestServerTests",
@@ -159,7 +178,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
-            ]
+            ],
+            swiftSettings: sanitized,
+            linkerSettings: sanitizedLink
         ),
     ],
     swiftLanguageModes: [.v6]

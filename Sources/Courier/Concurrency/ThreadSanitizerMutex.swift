@@ -1,8 +1,9 @@
 #if COURIER_TSAN_LOCKS && canImport(Glibc)
 import Glibc
 
-/// The `Mutex` of ThreadSanitizer builds only (`-Xswiftc -DCOURIER_TSAN_LOCKS`, as `.ci/run`'s sanitizer step
-/// builds): a pthread mutex with `Synchronization.Mutex`'s `withLock`, which it shadows in this module.
+/// The `Mutex` of ThreadSanitizer builds only (`COURIER_SANITIZE=thread` or `COURIER_TSAN_LOCKS=1`, as `.ci/run`'s
+/// sanitizer step builds): a pthread mutex with `Synchronization.Mutex`'s `withLock`, which it shadows in this module
+/// (Courier, and CourierTesting through a link to this file).
 ///
 /// Hand-written because ThreadSanitizer cannot see `Synchronization.Mutex` on Linux (Swift 6.3.1): it waits on a
 /// futex that TSan does not intercept, so every access made under it is reported as a race (a two-thread counter
