@@ -49,10 +49,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     /// monitoring (changes are posted as ``Foundation/NSNotification/Name/courierReachabilityDidChange``);
     /// without one it is `NetworkReachabilityManager.shared`, not started.
     public init(baseURL: URL? = nil) {
-        var base = baseURL
-        if let url = baseURL, !url.path.isEmpty, !url.absoluteString.hasSuffix("/") {
-            base = url.appendingPathComponent("")
-        }
+        let base = BaseURL.normalized(baseURL)
         self.baseURL = base
         var initial = Settings()
         initial.reachabilityManager = .watching(baseURL: base)
@@ -226,8 +223,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     ) -> HTTPRequestOperation? {
         let request: URLRequest
         do {
-            let url = URL(string: urlString, relativeTo: baseURL)?.absoluteString ?? urlString
-            request = try build(requestSerializer, url)
+            request = try build(requestSerializer, try BaseURL.resolve(urlString, against: baseURL))
         } catch {
             CompletionContext(queue: completionQueue, group: completionGroup).deliver { failure?(nil, error) }
             return nil
@@ -302,7 +298,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     public func perform(_ method: String, _ urlString: String, parameters: Any? = nil) async throws -> Any? {
         let request = try requestSerializer.request(
             method: method,
-            urlString: URL(string: urlString, relativeTo: baseURL)?.absoluteString ?? urlString,
+            urlString: try BaseURL.resolve(urlString, against: baseURL),
             parameters: parameters
         )
         let operation = httpRequestOperation(with: request, success: nil, failure: nil)

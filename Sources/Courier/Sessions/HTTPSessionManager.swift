@@ -37,11 +37,7 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
     ///   - baseURL: The base of relative paths. Default `nil`: paths must be absolute URLs.
     ///   - configuration: The session configuration. Default `.default`.
     public init(baseURL: URL? = nil, configuration: SessionConfiguration = .default) {
-        if let baseURL, !baseURL.path.isEmpty, !baseURL.absoluteString.hasSuffix("/") {
-            self.baseURL = baseURL.appendingPathComponent("")
-        } else {
-            self.baseURL = baseURL
-        }
+        self.baseURL = BaseURL.normalized(baseURL)
         serializer = Mutex(HTTPRequestSerializer())
         super.init(configuration: configuration)
         if baseURL?.host != nil { reachabilityManager = .watching(baseURL: baseURL) }
@@ -127,10 +123,7 @@ open class HTTPSessionManager: URLSessionManager, @unchecked Sendable {
 
     /// `urlString` resolved against ``baseURL``, as an absolute URL string.
     func resolve(_ urlString: String) throws -> String {
-        guard let url = URL(string: urlString, relativeTo: baseURL) else {
-            throw RequestSerializationError.invalidURL(urlString)
-        }
-        return url.absoluteString
+        try BaseURL.resolve(urlString, against: baseURL)
     }
 
     private func dataTask(method: String, _ urlString: String, parameters: Any?, success: Success?, failure: Failure?) -> DataTask? {
