@@ -187,12 +187,12 @@ public final class Exchange: Sendable {
     /// One run from the first request to the end of the body (for `.stream`: to the head), with the
     /// notifications and the completion hook.
     private func runWithNotifications() async -> Result<ExchangeResult, any Error> {
-        let posts = RequestNotifications.arePosted
+        let posts = NotificationDemand.request.isPosted
         state.withLock { state in
             state.metrics.fetchStart = Date()
             state.postsNotifications = posts
         }
-        if posts { ExchangeNotifier.post(.courierRequestDidStart, request: originalRequest, error: nil) }
+        if posts { postRequestNotification(.courierRequestDidStart, error: nil) }
         let outcome: Result<ExchangeResult, any Error>
         do {
             outcome = .success(try await run())
@@ -201,9 +201,9 @@ public final class Exchange: Sendable {
         }
         switch outcome {
         case .failure(let error) where posts:
-            ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: error)
+            postRequestNotification(.courierRequestDidFinish, error: error)
         case .success(let result) where posts && result.body == nil:
-            ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: nil)
+            postRequestNotification(.courierRequestDidFinish, error: nil)
         default:
             // Not posting, or a streamed body that posts it when it ends.
             break
@@ -495,11 +495,18 @@ public final class Exchange: Sendable {
         }
     }
 
+    /// Posts one of the request notifications about ``originalRequest`` on the main queue.
+    private func postRequestNotification(_ name: Notification.Name, error: (any Error)?) {
+        var userInfo: [String: any Sendable] = [CourierNotificationKey.request: originalRequest]
+        if let error { userInfo[CourierNotificationKey.error] = error }
+        CourierNotifier.post(name, object: nil, userInfo: userInfo, delivery: .mainQueue)
+    }
+
     /// A `.stream` body ended; for the other sinks the run's end reports it.
     fileprivate func streamDidEnd(error: (any Error)?) {
         bodyDidEnd(error: error)
         if state.withLock({ $0.postsNotifications }) {
-            ExchangeNotifier.post(.courierRequestDidFinish, request: originalRequest, error: error)
+            postRequestNotification(.courierRequestDidFinish, error: error)
         }
     }
 

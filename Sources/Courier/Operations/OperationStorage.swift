@@ -40,6 +40,9 @@ struct OperationStorage: Sendable {
     var logger: Logger = ExchangeConfiguration.silentLogger
     var telemetry: Telemetry = .bootstrapped
     var retryCount = 0
+    /// Whether this operation posts its notifications: decided when it first starts (or finishes without having
+    /// started), so that it posts all of them or none.
+    var postsNotifications: Bool?
     var transport: (any HTTPTransport)?
     var stages: [any ExchangeStage] = []
     var completionQueue: DispatchQueue?

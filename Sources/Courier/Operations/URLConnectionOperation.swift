@@ -351,7 +351,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
             return
         }
         guard transition(to: .executing) else { return }
-        OperationNotifier.post(.courierOperationDidStart, self)
+        postNotification(.courierOperationDidStart)
         beginTransfer()
     }
 
@@ -368,7 +368,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
         }
         guard paused, let stopping else { return }
         stop(stopping, pausing: true)
-        OperationNotifier.post(.courierOperationDidFinish, self)
+        postNotification(.courierOperationDidFinish)
     }
 
     /// Resumes a paused operation: it becomes ready, and starts again at once if it had started
@@ -406,6 +406,17 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
         complete()
     }
 
+    /// Posts one of the operation's notifications on the main queue, when the operation posts them.
+    private func postNotification(_ name: Notification.Name) {
+        let posts = storage.withLock { storage in
+            if let decided = storage.postsNotifications { return decided }
+            let posts = NotificationDemand.operation.isPosted
+            storage.postsNotifications = posts
+            return posts
+        }
+        if posts { CourierNotifier.post(name, object: self, delivery: .mainQueue) }
+    }
+
     // MARK: Finishing
 
     /// Moves to finished, then runs the completion block once on the completion queue inside the
@@ -420,7 +431,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
             group?.leave()
             return
         }
-        OperationNotifier.post(.courierOperationDidFinish, self)
+        postNotification(.courierOperationDidFinish)
         let (block, lease, waiters) = storage.withLock { storage in
             defer {
                 storage.completionBlock = nil

@@ -120,14 +120,16 @@ public class DataTask: SessionTask, @unchecked Sendable {
         let response = self.response
         let serialized = error == nil ? takeSerialized(response: response, data: data) : nil
         let handler = completionHandler
+        let posts = postsNotifications
         manager.completionContext.deliver { [self] in
             let object = serialized?.object
             let finalError = error ?? serialized?.error
             handler?(self, response, object, finalError)
+            guard posts else { return }
             var userInfo: [String: Any] = [SessionNotificationKey.responseData: data]
             if let object { userInfo[SessionNotificationKey.serializedResponse] = object }
             if let finalError { userInfo[SessionNotificationKey.error] = finalError }
-            manager.postDidComplete(task: self, userInfo: userInfo)
+            CourierNotifier.postNow(.courierTaskDidComplete, object: self, userInfo: userInfo)
         }
     }
 }

@@ -259,12 +259,14 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         let response = self.response
         let location = self.location
         let handler = completionHandler
+        let posts = postsNotifications
         manager.completionContext.deliver { [self] in
             handler?(response, error == nil ? location : nil, error)
+            guard posts else { return }
             var userInfo: [String: Any] = [:]
             if let location { userInfo[SessionNotificationKey.downloadedFile] = location }
             if let error { userInfo[SessionNotificationKey.error] = error }
-            manager.postDidComplete(task: self, userInfo: userInfo)
+            CourierNotifier.postNow(.courierTaskDidComplete, object: self, userInfo: userInfo)
         }
     }
 }

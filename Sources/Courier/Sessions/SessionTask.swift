@@ -48,6 +48,9 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         var rejected = false
         var interceptors: [any RequestInterceptor] = []
         var retryCount = 0
+        /// Whether the task posts its notifications: decided when it is first resumed (or completes without having
+        /// been), so that it posts all of them or none.
+        var postsNotifications: Bool?
     }
 
     struct ProgressObserver {
@@ -154,7 +157,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         default:
             return
         }
-        manager.post(.courierTaskDidResume, task: self, userInfo: [:])
+        postNotification(.courierTaskDidResume)
     }
 
     /// Resumes a task that was never resumed and runs it in the calling task (so its task-local values reach the
@@ -162,7 +165,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// that was resumed before.
     func runInCallingTask() async -> Bool {
         guard lifecycleResume(onlyTheFirstTime: true) == .start else { return false }
-        manager.post(.courierTaskDidResume, task: self, userInfo: [:])
+        postNotification(.courierTaskDidResume)
         await execute()
         return true
     }
@@ -182,7 +185,7 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         let action = shared.withLock { $0.lifecycle.suspend() }
         guard action == .pause else { return }
         shared.withLock { $0.exchange }?.pause()
-        manager.post(.courierTaskDidSuspend, task: self, userInfo: [:])
+        postNotification(.courierTaskDidSuspend)
     }
 
     /// Cancels the task; it completes with `URLError(.cancelled)`.
@@ -234,11 +237,28 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Queues this kind's completion handler and the did-complete notification on the completion
     /// queue. Called on the delegate queue after the did-complete block.
     func deliverCompletion(error: (any Error)?) {
-        manager.completionContext.deliver { [self] in
-            var userInfo: [String: Any] = [:]
-            if let error { userInfo[SessionNotificationKey.error] = error }
-            manager.postDidComplete(task: self, userInfo: userInfo)
+        guard postsNotifications else { return }
+        var userInfo: [String: any Sendable] = [:]
+        if let error { userInfo[SessionNotificationKey.error] = error }
+        postNotification(.courierTaskDidComplete, userInfo: userInfo)
+    }
+
+    // MARK: Notifications
+
+    /// Whether this task posts its notifications (decided the first time it is asked, when the task is resumed).
+    var postsNotifications: Bool {
+        shared.withLock { state in
+            if let decided = state.postsNotifications { return decided }
+            let posts = NotificationDemand.task.isPosted
+            state.postsNotifications = posts
+            return posts
         }
+    }
+
+    /// Posts `name` about this task on the completion queue, when the task posts its notifications.
+    func postNotification(_ name: Notification.Name, userInfo: [String: any Sendable] = [:]) {
+        guard postsNotifications else { return }
+        CourierNotifier.post(name, object: self, userInfo: userInfo, delivery: .completion(manager.completionContext))
     }
 
     // MARK: Running

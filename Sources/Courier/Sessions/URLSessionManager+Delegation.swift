@@ -26,7 +26,7 @@ extension URLSessionManager {
     /// will-retry block (on the delegate queue), before the retry's delay is waited.
     func taskWillRetry(_ task: SessionTask, _ event: RetryEvent) async {
         task.recordRetry()
-        post(.courierTaskWillRetry, task: task, userInfo: [
+        task.postNotification(.courierTaskWillRetry, userInfo: [
             SessionNotificationKey.retryDelay: event.delay,
             SessionNotificationKey.retryNumber: event.retryNumber,
             SessionNotificationKey.error: event.error,

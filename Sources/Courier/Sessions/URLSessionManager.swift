@@ -296,17 +296,6 @@ open class URLSessionManager: @unchecked Sendable {
         unregister(task)
     }
 
-    /// Posts `name` about `task` on the completion queue.
-    func post(_ name: Notification.Name, task: SessionTask, userInfo: [String: any Sendable]) {
-        completionContext.deliver { [self] in
-            postDidComplete(task: task, name: name, userInfo: userInfo)
-        }
-    }
-
-    /// Posts `name` (by default did-complete) now, on the calling thread.
-    func postDidComplete(task: SessionTask, name: Notification.Name = .courierTaskDidComplete, userInfo: [String: Any]) {
-        NotificationCenter.default.post(name: name, object: task, userInfo: userInfo)
-    }
 }
 
 extension URLSessionManager {
