@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -15,17 +14,10 @@ import FoundationNetworking
 /// body was complete; any other mismatch asks for the whole resource again.
 ///
 /// `@unchecked Sendable` for the reasons given on ``URLConnectionOperation``; its own state lives
-/// in a `Mutex`.
+/// in a `Mutex` (the response serialization's).
 open class HTTPRequestOperation: URLConnectionOperation, @unchecked Sendable {
-    private struct Serialization {
-        var serializer: any URLResponseSerialization = HTTPResponseSerializer()
-        /// The serialization error (`.failure`) or success, once known.
-        var outcome: Result<Void, any Error>?
-        /// The result, kept only when it can be shared (see ``SerializedResponse``).
-        var shared: SerializedResponse?
-    }
-
-    private let serialization = Mutex(Serialization())
+    /// The response serialized once, lazily, for every reader.
+    private let serialization = ResponseSerialization(serializer: HTTPResponseSerializer())
 
     /// Creates an operation for `request`.
     public required init(request: URLRequest) {
@@ -47,8 +39,8 @@ open class HTTPRequestOperation: URLConnectionOperation, @unchecked Sendable {
     /// Validates and decodes the response. Default: an ``HTTPResponseSerializer`` (2xx, any
     /// content type, the data itself as the object). Setting it discards an earlier result.
     public var responseSerializer: any URLResponseSerialization {
-        get { serialization.withLock { $0.serializer } }
-        set { serialization.withLock { $0 = Serialization(serializer: newValue) } }
+        get { serialization.serializer }
+        set { serialization.serializer = newValue }
     }
 
     /// The body decoded by ``responseSerializer``: computed once, when first asked for after the
@@ -70,7 +62,7 @@ open class HTTPRequestOperation: URLConnectionOperation, @unchecked Sendable {
     /// The serialization error alone (serializing once to learn it, if nobody has yet).
     var serializationError: (any Error)? {
         guard isFinished else { return nil }
-        if let outcome = serialization.withLock({ $0.outcome }) { return outcome.failure }
+        if let outcome = serialization.outcome { return outcome.failure }
         return serialized()?.error
     }
 
@@ -78,21 +70,9 @@ open class HTTPRequestOperation: URLConnectionOperation, @unchecked Sendable {
     /// any other result is made afresh for each caller (see ``SerializedResponse``).
     private func serialized() -> SerializedResponse? {
         guard isFinished else { return nil }
-        let (kept, serializer) = serialization.withLock { ($0.shared, $0.serializer) }
-        if let kept { return kept }
-        let (response, data, transferError) = storage.withLock { ($0.response, $0.responseData, $0.error) }
-        let result: SerializedResponse
-        if transferError != nil, response == nil || isCancelled {
-            result = SerializedResponse(object: nil, error: nil)
-        } else {
-            result = SerializedResponse(serializer: serializer, response: response, data: data)
-        }
-        let shareable = result.object == nil || serializer.returnsShareableObjects
-        return serialization.withLock { state in
-            if state.outcome == nil { state.outcome = result.error.map { .failure($0) } ?? .success(()) }
-            guard shareable else { return result }
-            if state.shared == nil { state.shared = result }
-            return state.shared
+        return serialization.take { [self] in
+            let (response, data, transferError) = storage.withLock { ($0.response, $0.responseData, $0.error) }
+            return transferError != nil && (response == nil || isCancelled) ? .nothing : .body(response, data)
         }
     }
 

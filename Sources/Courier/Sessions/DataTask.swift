@@ -19,13 +19,14 @@ public class DataTask: SessionTask, @unchecked Sendable {
     private let completionHandler: TaskCompletion?
     /// The body serialized by the manager's serializer, once, in the task's own task (never on the completion
     /// queue): the completion handler and the notification take it; the async verbs share it when it is shareable.
-    private let serialization = Mutex<(result: SerializedResponse, shareable: Bool)?>(nil)
+    private let serialization: ResponseSerialization
 
     init(
         identifier: Int, request: URLRequest, manager: URLSessionManager, completionHandler: TaskCompletion?,
         reports: TransferDirection = .download
     ) {
         self.completionHandler = completionHandler
+        serialization = ResponseSerialization(serializer: manager.responseSerializer)
         super.init(identifier: identifier, request: request, manager: manager, reports: reports)
     }
 
@@ -72,36 +73,16 @@ public class DataTask: SessionTask, @unchecked Sendable {
         }
         let data = result.data ?? Data()
         body.withLock { $0 = data }
-        serialize(result.response)
+        serialization.prepare(.body(result.response, data), with: manager.responseSerializer)
         await finish(response: result.response, error: nil)
-    }
-
-    private func serialize(_ response: HTTPURLResponse) {
-        let serializer = manager.responseSerializer
-        let result = SerializedResponse(serializer: serializer, response: response, data: responseData)
-        let shareable = result.object == nil || serializer.returnsShareableObjects
-        serialization.withLock { $0 = (result, shareable) }
     }
 
     /// The body as `serializer` makes it, for an async verb after completion: the task's own result when it came
     /// from the same serializer and can be shared, else made now.
     func serializedObject(with serializer: any URLResponseSerialization, response: HTTPURLResponse) throws -> Any? {
-        if (serializer as AnyObject) === (manager.responseSerializer as AnyObject),
-           let kept = serialization.withLock({ $0?.shareable == true ? $0?.result : nil }) {
-            if let error = kept.error { throw error }
-            return kept.object
-        }
-        return try serializer.responseObject(for: response, data: responseData)
-    }
-
-    /// The serialized body for the completion handler and the notification: taken, unless it may be shared.
-    private func takeSerialized(response: URLResponse?, data: Data) -> SerializedResponse {
-        let kept = serialization.withLock { state -> SerializedResponse? in
-            guard let current = state else { return nil }
-            if !current.shareable { state = nil }
-            return current.result
-        }
-        return kept ?? SerializedResponse(serializer: manager.responseSerializer, response: response, data: data)
+        let result = serialization.result(with: serializer) { .body(response, responseData) }
+        if let error = result.error { throw error }
+        return result.object
     }
 
     /// Hands the rest of the body to a new download task, as URLSession's `.becomeDownload`.
@@ -118,7 +99,7 @@ public class DataTask: SessionTask, @unchecked Sendable {
     override func deliverCompletion(error: (any Error)?) {
         let data = responseData
         let response = self.response
-        let serialized = error == nil ? takeSerialized(response: response, data: data) : nil
+        let serialized = error == nil ? serialization.take { .body(response, data) } : nil
         let handler = completionHandler
         let posts = postsNotifications
         manager.completionContext.deliver { [self] in
