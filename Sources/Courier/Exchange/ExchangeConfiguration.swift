@@ -26,23 +26,8 @@ public struct TransferProgress: Sendable, Equatable {
 public struct ExchangeConfiguration: Sendable {
     /// The transport that sends each hop.
     public var transport: any HTTPTransport
-    /// The caller's own stages, outermost first: they see the request before the follow-ups, cookies and transport,
-    /// and the final response after them (see ``ExchangePipeline``). Default none.
-    public var stages: [any ExchangeStage] = []
-    /// Where the exchange's events go (swift-log): its start and end at `debug` (method, URL without credentials or
-    /// secret-looking query values, status, duration, bytes, redirects, retries), the pipeline's decisions and each
-    /// request's header fields (`Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie` masked) at `trace`,
-    /// each with a `courier.request.id`. Default: ``ExchangeConfiguration/silentLogger``, which logs nothing and costs
-    /// one level check per exchange.
-    public var logger: Logger = ExchangeConfiguration.silentLogger
     /// A logger that discards everything: the default of every `logger` setting.
     public static let silentLogger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
-    /// Where the exchange's spans and measurements go (see ``Telemetry``). Default ``Telemetry/bootstrapped``: the
-    /// process's `InstrumentationSystem` and `MetricsSystem`, which cost nothing until bootstrapped.
-    public var telemetry: Telemetry = .bootstrapped
-    /// Request interceptors, in the order they run: adapters before every attempt, retriers after a failed one
-    /// (see ``InterceptionStage``; sessions and managers put their own before the request's). Default none.
-    public var interceptors: [any RequestInterceptor] = []
     /// Called before each retry an interceptor decided, with its delay. Default `nil`.
     public var willRetry: (@Sendable (RetryEvent) async -> Void)?
     /// Where the final response's body goes. Default `.memory`.
@@ -58,27 +43,9 @@ public struct ExchangeConfiguration: Sendable {
     /// request to send (possibly modified), or `nil` to stop and deliver the 3xx response.
     /// Default `nil`: follow.
     public var redirectHandler: (@Sendable (_ proposed: URLRequest, _ response: HTTPURLResponse) async -> URLRequest?)?
-    /// How `gzip` and `deflate` response bodies are decoded (see ``ContentDecoding``). Default `.default`: requests
-    /// ask for them and bodies are decoded as they stream; `nil` sends no `Accept-Encoding` and decodes nothing.
-    public var contentDecoding: ContentDecoding? = .default
-    /// The HTTP cache requests are answered from and responses stored in, by each request's `cachePolicy` (see
-    /// ``CacheStage``). Default `nil`: no caching (sessions and operations set one).
-    public var cache: HTTPCache?
     /// Sees each response about to be stored in ``cache`` and returns what to store, or `nil` for nothing (the
     /// operation's cache-response block, the session's will-cache-response block). Default `nil`: store what came.
     public var willCacheResponse: (@Sendable (CachedURLResponse) async -> CachedURLResponse?)?
-    /// Cookies are read from and stored here when the request's `httpShouldHandleCookies` is
-    /// `true`. Default `nil`: no cookie handling.
-    public var cookieJar: CookieJar?
-    /// The credential answering a Basic or Digest challenge from the origin (scheme, host, port) of the
-    /// request as given. Default `nil`.
-    ///
-    /// It is never sent to another origin reached by a redirect: a challenge from there is answered only
-    /// from ``credentialStore`` (an entry for that host, port and realm) or by ``challengeHandler``.
-    public var credential: URLCredential?
-    /// Consulted for a credential when the request has none, and updated with credentials that
-    /// worked. Default `nil`.
-    public var credentialStore: CredentialStore?
     /// Decides how to answer each authentication challenge. Default `nil`: use ``credential``,
     /// then ``credentialStore``, and never retry a credential that failed.
     public var challengeHandler: (@Sendable (AuthenticationChallenge) async -> AuthenticationDisposition)?
@@ -112,11 +79,6 @@ public struct ExchangeConfiguration: Sendable {
     /// treats the kept bytes and the receive progress that starts from it (kept bytes and the total
     /// expected). Default `nil`.
     public var didDecideResumption: (@Sendable (ResumptionOutcome, TransferProgress) -> Void)?
-    /// The most response body bytes accepted (for a resumed download: with the kept bytes). A response
-    /// whose `Content-Length` is larger fails at once, a longer body as soon as it passes the limit (the
-    /// bytes past it are not delivered), with `URLError(.dataLengthExceedsMaximum)`. Default `nil`: no
-    /// limit — a body held in memory can then grow as large as the server makes it.
-    public var maximumBodySize: Int64?
     /// When the whole exchange must have ended (a session's ``SessionConfiguration/timeoutIntervalForResource``, the
     /// command line's `--max-time`). A retry whose delay would end after it is not waited for: the exchange fails at
     /// once with ``RetryDeadlineError``. Whoever sets it also stops the exchange when it passes (``Exchange/cancel()``,
@@ -125,9 +87,67 @@ public struct ExchangeConfiguration: Sendable {
     /// Called once when the exchange ends, on the exchange's task. Default `nil`.
     public var completion: (@Sendable (Result<ExchangeResult, any Error>) -> Void)?
 
+    /// The settings a session or an operation gives every exchange (stages, logging and telemetry, interceptors,
+    /// decoding, cache, cookies, credentials, the body limit); the properties of the same names read and write them.
+    /// Default: ``RequestSettings/init()``.
+    public var settings: RequestSettings
+    /// ``RequestSettings/stages`` of ``settings``.
+    public var stages: [any ExchangeStage] {
+        get { settings.stages }
+        set { settings.stages = newValue }
+    }
+    /// ``RequestSettings/logger`` of ``settings``.
+    public var logger: Logger {
+        get { settings.logger }
+        set { settings.logger = newValue }
+    }
+    /// ``RequestSettings/telemetry`` of ``settings``.
+    public var telemetry: Telemetry {
+        get { settings.telemetry }
+        set { settings.telemetry = newValue }
+    }
+    /// ``RequestSettings/interceptors`` of ``settings``.
+    public var interceptors: [any RequestInterceptor] {
+        get { settings.interceptors }
+        set { settings.interceptors = newValue }
+    }
+    /// ``RequestSettings/contentDecoding`` of ``settings``.
+    public var contentDecoding: ContentDecoding? {
+        get { settings.contentDecoding }
+        set { settings.contentDecoding = newValue }
+    }
+    /// ``RequestSettings/cache`` of ``settings``.
+    public var cache: HTTPCache? {
+        get { settings.cache }
+        set { settings.cache = newValue }
+    }
+    /// ``RequestSettings/cookieJar`` of ``settings``.
+    public var cookieJar: CookieJar? {
+        get { settings.cookieJar }
+        set { settings.cookieJar = newValue }
+    }
+    /// ``RequestSettings/credential`` of ``settings``.
+    public var credential: URLCredential? {
+        get { settings.credential }
+        set { settings.credential = newValue }
+    }
+    /// ``RequestSettings/credentialStore`` of ``settings``.
+    public var credentialStore: CredentialStore? {
+        get { settings.credentialStore }
+        set { settings.credentialStore = newValue }
+    }
+    /// ``RequestSettings/maximumBodySize`` of ``settings``.
+    public var maximumBodySize: Int64? {
+        get { settings.maximumBodySize }
+        set { settings.maximumBodySize = newValue }
+    }
+
     /// Creates a configuration with default hooks.
-    /// - Parameter transport: The transport that sends each hop.
-    public init(transport: any HTTPTransport) {
+    /// - Parameters:
+    ///   - transport: The transport that sends each hop.
+    ///   - settings: The session's or operation's settings. Default: ``RequestSettings/init()``.
+    public init(transport: any HTTPTransport, settings: RequestSettings = RequestSettings()) {
         self.transport = transport
+        self.settings = settings
     }
 }

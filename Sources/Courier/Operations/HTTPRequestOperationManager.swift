@@ -24,16 +24,11 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         var responseSerializer: any URLResponseSerialization = JSONResponseSerializer()
         var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
         var proxy: ProxyConfiguration?
-        var interceptors: [any RequestInterceptor] = []
-        var logger: Logger = ExchangeConfiguration.silentLogger
-        var telemetry: Telemetry = .bootstrapped
-        var credential: URLCredential?
-        var shouldUseCredentialStorage = true
+        var request = RequestSettings.operationDefaults
         var reachabilityManager: NetworkReachabilityManager?
         var completionQueue: DispatchQueue?
         var completionGroup: DispatchGroup?
         var transport: (any HTTPTransport)?
-        var stages: [any ExchangeStage] = []
     }
 
     private let settings: Mutex<Settings>
@@ -82,39 +77,47 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         set { settings.withLock { $0.proxy = newValue } }
     }
 
+    /// Given to every operation: the settings its exchanges start from; ``interceptors``, ``logger``, ``telemetry``,
+    /// ``credential``, ``shouldUseCredentialStorage`` and ``stages`` read and write them. Default: an operation's
+    /// (see ``URLConnectionOperation/requestSettings``). Courier's addition.
+    public var requestSettings: RequestSettings {
+        get { settings.withLock { $0.request } }
+        set { settings.withLock { $0.request = newValue } }
+    }
+
     /// Given to every operation: request interceptors run before the operation's own (see ``RequestInterceptor``).
     /// One ``RetryPolicy`` instance here gives the manager's operations one retry budget. Default none.
     /// Courier's addition.
     public var interceptors: [any RequestInterceptor] {
-        get { settings.withLock { $0.interceptors } }
-        set { settings.withLock { $0.interceptors = newValue } }
+        get { settings.withLock { $0.request.interceptors } }
+        set { settings.withLock { $0.request.interceptors = newValue } }
     }
 
     /// Given to every operation: where its request events go (see ``ExchangeConfiguration/logger``). Default
     /// ``ExchangeConfiguration/silentLogger``. Courier's addition.
     public var logger: Logger {
-        get { settings.withLock { $0.logger } }
-        set { settings.withLock { $0.logger = newValue } }
+        get { settings.withLock { $0.request.logger } }
+        set { settings.withLock { $0.request.logger = newValue } }
     }
 
     /// Given to every operation: where its spans and measurements go (see ``Telemetry``). Default
     /// ``Telemetry/bootstrapped``. Courier's addition.
     public var telemetry: Telemetry {
-        get { settings.withLock { $0.telemetry } }
-        set { settings.withLock { $0.telemetry = newValue } }
+        get { settings.withLock { $0.request.telemetry } }
+        set { settings.withLock { $0.request.telemetry = newValue } }
     }
 
     /// Given to every operation for authentication challenges from its request's own origin (see
     /// ``URLConnectionOperation/credential``). Default `nil`.
     public var credential: URLCredential? {
-        get { settings.withLock { $0.credential } }
-        set { settings.withLock { $0.credential = newValue } }
+        get { settings.withLock { $0.request.credential } }
+        set { settings.withLock { $0.request.credential = newValue } }
     }
 
     /// Given to every operation. Default `true`.
     public var shouldUseCredentialStorage: Bool {
-        get { settings.withLock { $0.shouldUseCredentialStorage } }
-        set { settings.withLock { $0.shouldUseCredentialStorage = newValue } }
+        get { settings.withLock { $0.request.credentialStore != nil } }
+        set { settings.withLock { $0.request.credentialStore = newValue ? .shared : nil } }
     }
 
     /// Watches the reachability of ``baseURL``'s host (not started: call `startMonitoring()`).
@@ -145,8 +148,8 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
     /// Given to every operation: stages of your own at the head of its pipeline (see
     /// ``URLConnectionOperation/stages``). Default: none. Courier's addition.
     public var stages: [any ExchangeStage] {
-        get { settings.withLock { $0.stages } }
-        set { settings.withLock { $0.stages = newValue } }
+        get { settings.withLock { $0.request.stages } }
+        set { settings.withLock { $0.request.stages = newValue } }
     }
 
     /// An operation for `request` configured with the manager's serializer, policy, credentials
@@ -186,15 +189,10 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         operation.responseSerializer = current.responseSerializer
         operation.securityPolicy = current.securityPolicy
         operation.proxy = current.proxy
-        operation.interceptors = current.interceptors
-        operation.logger = current.logger
-        operation.telemetry = current.telemetry
-        operation.credential = current.credential
-        operation.shouldUseCredentialStorage = current.shouldUseCredentialStorage
+        operation.requestSettings = current.request
         operation.completionQueue = current.completionQueue
         operation.completionGroup = current.completionGroup
         operation.transport = current.transport
-        operation.stages = current.stages
         operation.setCompletionBlockWithSuccess(success, failure: failure)
         return operation
     }

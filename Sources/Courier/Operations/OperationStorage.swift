@@ -29,22 +29,15 @@ struct OperationStorage: Sendable {
     var output: OutputStreamTarget?
     var outputFileURL: URL?
     var userInfo: [String: any Sendable] = [:]
-    var credential: URLCredential?
-    var maximumResponseDataSize: Int64?
-    var shouldUseCredentialStorage = true
-    var cookieJar: CookieJar? = .processShared
-    var cache: HTTPCache? = .shared
+    /// The settings every exchange of the operation starts from.
+    var settings = RequestSettings.operationDefaults
     var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
     var proxy: ProxyConfiguration?
-    var interceptors: [any RequestInterceptor] = []
-    var logger: Logger = ExchangeConfiguration.silentLogger
-    var telemetry: Telemetry = .bootstrapped
     var retryCount = 0
     /// Whether this operation posts its notifications: decided when it first starts (or finishes without having
     /// started), so that it posts all of them or none.
     var postsNotifications: Bool?
     var transport: (any HTTPTransport)?
-    var stages: [any ExchangeStage] = []
     var completionQueue: DispatchQueue?
     var completionGroup: DispatchGroup?
     var completionBlock: (@Sendable () -> Void)?
@@ -72,5 +65,17 @@ struct OperationStorage: Sendable {
     init(request: URLRequest) {
         self.request = request
         serviceContext = ServiceContext.current
+    }
+}
+
+extension RequestSettings {
+    /// What an operation starts with: the process-wide cookie jar, HTTP cache and credential store, as
+    /// `NSURLConnection` used the shared `NSHTTPCookieStorage`, `NSURLCache` and `NSURLCredentialStorage`.
+    static var operationDefaults: RequestSettings {
+        var settings = RequestSettings()
+        settings.cookieJar = .processShared
+        settings.cache = .shared
+        settings.credentialStore = .shared
+        return settings
     }
 }

@@ -26,7 +26,7 @@ public enum OperationTransport {
         pools.withLock { pools in
             let key = Key(policy: ObjectIdentifier(policy), proxy: proxy)
             if let existing = pools[key] { return existing }
-            var settings = DefaultTransport.Settings()
+            var settings = TransportSettings()
             settings.securityPolicy = policy
             settings.proxy = proxy
             let transport = DefaultTransport.make(settings)

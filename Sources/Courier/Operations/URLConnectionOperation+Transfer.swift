@@ -165,7 +165,11 @@ extension URLConnectionOperation {
             storage.withLock { $0.buffer = Data() }
         }
 
-        var configuration = ExchangeConfiguration(transport: snapshot.transport ?? OperationTransport.transport(for: snapshot.securityPolicy, proxy: snapshot.proxy))
+        var settings = snapshot.settings
+        // The body limit is for a body held in memory; a file or a stream is not limited.
+        if case .memory = destination {} else { settings.maximumBodySize = nil }
+        let transport = snapshot.transport ?? OperationTransport.transport(for: snapshot.securityPolicy, proxy: snapshot.proxy)
+        var configuration = ExchangeConfiguration(transport: transport, settings: settings)
         switch destination {
         case .file(let url):
             configuration.sink = .file(url, offset: resumption == nil ? 0 : kept)
@@ -184,16 +188,12 @@ extension URLConnectionOperation {
         case .memory:
             configuration.sink = resumption == nil ? .memory : .memoryContinuing(snapshot.buffer)
         }
-        configuration.stages = snapshot.stages
         if request.httpBodyStream is MultipartBodyStream {
             // A multipart form makes a fresh copy of itself for a redirect, a challenge or a retry.
             let original = request
             configuration.newBodyStream = { _ in (original.httpBodyStream as? MultipartBodyStream).flatMap { try? $0.makeReplacement() } }
         }
-        configuration.interceptors = snapshot.interceptors
-        configuration.logger = snapshot.logger
-        configuration.telemetry = snapshot.telemetry
-        if !snapshot.interceptors.isEmpty {
+        if !settings.interceptors.isEmpty {
             let announce = snapshot.blocks.willRetry
             configuration.willRetry = { [weak self] event in
                 let current = self?.storage.withLock { storage in
@@ -205,11 +205,6 @@ extension URLConnectionOperation {
             }
         }
         configuration.resumption = resumption
-        configuration.credential = snapshot.credential
-        if case .memory = destination { configuration.maximumBodySize = snapshot.maximumResponseDataSize }
-        configuration.credentialStore = snapshot.shouldUseCredentialStorage ? CredentialStore.shared : nil
-        configuration.cookieJar = snapshot.cookieJar
-        configuration.cache = snapshot.cache
         configuration.willCacheResponse = { [weak self] proposed in
             guard let self else { return proposed }
             return willCache(proposed)

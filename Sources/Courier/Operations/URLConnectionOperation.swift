@@ -63,18 +63,10 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
                 fresh.blocks = original.blocks
                 fresh.completionQueue = original.completionQueue
                 fresh.completionGroup = original.completionGroup
-                fresh.credential = original.credential
-                fresh.maximumResponseDataSize = original.maximumResponseDataSize
-                fresh.shouldUseCredentialStorage = original.shouldUseCredentialStorage
-                fresh.cookieJar = original.cookieJar
-                fresh.cache = original.cache
+                fresh.settings = original.settings
                 fresh.securityPolicy = original.securityPolicy
                 fresh.proxy = original.proxy
-                fresh.interceptors = original.interceptors
-                fresh.logger = original.logger
-                fresh.telemetry = original.telemetry
                 fresh.transport = original.transport
-                fresh.stages = original.stages
             }
         }
         return copy
@@ -174,8 +166,18 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     /// ``outputFileURL``. Default `nil`: no limit, as in AFNetworking — any server can then make the
     /// operation hold as much as it sends. Courier's addition.
     public var maximumResponseDataSize: Int64? {
-        get { storage.withLock { $0.maximumResponseDataSize } }
-        set { storage.withLock { $0.maximumResponseDataSize = newValue } }
+        get { storage.withLock { $0.settings.maximumBodySize } }
+        set { storage.withLock { $0.settings.maximumBodySize = newValue } }
+    }
+
+    /// The settings every exchange of the operation starts from; ``credential``, ``shouldUseCredentialStorage``,
+    /// ``cookieJar``, ``cache``, ``interceptors``, ``logger``, ``telemetry``, ``stages`` and
+    /// ``maximumResponseDataSize`` read and write them. Default: no credential, the process-wide cookie jar
+    /// (``CookieJar/processShared``), cache (``HTTPCache/shared``) and credential store (`CredentialStore.shared`),
+    /// content decoding on. Courier's addition.
+    public var requestSettings: RequestSettings {
+        get { storage.withLock { $0.settings } }
+        set { storage.withLock { $0.settings = newValue } }
     }
 
     // MARK: Credentials, security, transport
@@ -185,30 +187,30 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     /// the challenge's protection space is used after it (and on other origins) when
     /// ``shouldUseCredentialStorage`` is true.
     public var credential: URLCredential? {
-        get { storage.withLock { $0.credential } }
-        set { storage.withLock { $0.credential = newValue } }
+        get { storage.withLock { $0.settings.credential } }
+        set { storage.withLock { $0.settings.credential = newValue } }
     }
 
     /// Whether `CredentialStore.shared` is consulted for challenges. Default `true`.
     public var shouldUseCredentialStorage: Bool {
-        get { storage.withLock { $0.shouldUseCredentialStorage } }
-        set { storage.withLock { $0.shouldUseCredentialStorage = newValue } }
+        get { storage.withLock { $0.settings.credentialStore != nil } }
+        set { storage.withLock { $0.settings.credentialStore = newValue ? .shared : nil } }
     }
 
     /// Where the operation's cookies are read and stored, for a request whose `httpShouldHandleCookies` is `true`.
     /// Default ``CookieJar/processShared``, the jar `.default` sessions use too, as AFNetworking's operations and
     /// sessions shared `NSHTTPCookieStorage`; `nil` sends and stores none.
     public var cookieJar: CookieJar? {
-        get { storage.withLock { $0.cookieJar } }
-        set { storage.withLock { $0.cookieJar = newValue } }
+        get { storage.withLock { $0.settings.cookieJar } }
+        set { storage.withLock { $0.settings.cookieJar = newValue } }
     }
 
     /// The HTTP cache the operation's request is answered from and its response stored in, by the request's
     /// `cachePolicy` (see ``CacheStage``). Default ``HTTPCache/shared``, as `NSURLConnection` used the shared
     /// `NSURLCache`; `nil` disables caching.
     public var cache: HTTPCache? {
-        get { storage.withLock { $0.cache } }
-        set { storage.withLock { $0.cache = newValue } }
+        get { storage.withLock { $0.settings.cache } }
+        set { storage.withLock { $0.settings.cache = newValue } }
     }
 
     /// The policy the server's certificate must satisfy, enforced by the transport during the TLS
@@ -224,22 +226,22 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     /// ``HTTPRequestOperationManager/interceptors``; append the operation's own after them. Default none.
     /// Courier's addition.
     public var interceptors: [any RequestInterceptor] {
-        get { storage.withLock { $0.interceptors } }
-        set { storage.withLock { $0.interceptors = newValue } }
+        get { storage.withLock { $0.settings.interceptors } }
+        set { storage.withLock { $0.settings.interceptors = newValue } }
     }
 
     /// Where the operation's request events go (see ``ExchangeConfiguration/logger``); the shared transports'
     /// connection pools do not log. Default ``ExchangeConfiguration/silentLogger``. Courier's addition.
     public var logger: Logger {
-        get { storage.withLock { $0.logger } }
-        set { storage.withLock { $0.logger = newValue } }
+        get { storage.withLock { $0.settings.logger } }
+        set { storage.withLock { $0.settings.logger = newValue } }
     }
 
     /// Where the operation's spans and measurements go (see ``Telemetry``). Default ``Telemetry/bootstrapped``.
     /// Courier's addition.
     public var telemetry: Telemetry {
-        get { storage.withLock { $0.telemetry } }
-        set { storage.withLock { $0.telemetry = newValue } }
+        get { storage.withLock { $0.settings.telemetry } }
+        set { storage.withLock { $0.settings.telemetry = newValue } }
     }
 
     /// How many times the operation's request was sent again by an interceptor's retry decision so far.
@@ -264,8 +266,8 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     /// the redirects, authentication, cookies and transport, and the final response after them (see
     /// ``ExchangePipeline``). Default: none. Courier's addition.
     public var stages: [any ExchangeStage] {
-        get { storage.withLock { $0.stages } }
-        set { storage.withLock { $0.stages = newValue } }
+        get { storage.withLock { $0.settings.stages } }
+        set { storage.withLock { $0.settings.stages = newValue } }
     }
 
     // MARK: Callback queues and user info

@@ -25,66 +25,114 @@ public struct SessionConfiguration: Sendable {
     /// tasks and the streamed `bytes(for:)` API are not limited (they never hold the body); a data task that
     /// becomes a download keeps its limit. Default `nil`: no
     /// limit, as in URLSession — any server can then make a task hold as much as it sends. Courier's addition.
-    public var maximumResponseDataSize: Int64?
+    public var maximumResponseDataSize: Int64? {
+        get { requestSettings.maximumBodySize }
+        set { requestSettings.maximumBodySize = newValue }
+    }
     /// Stages of your own at the head of every task's pipeline, outermost first: they see each request before
     /// Courier's redirects, authentication, cookies and transport, and the final response after them (see
     /// ``ExchangePipeline``). They run in the task that awaits the request. Default: none. Courier's addition.
-    public var stages: [any ExchangeStage] = []
+    public var stages: [any ExchangeStage] {
+        get { requestSettings.stages }
+        set { requestSettings.stages = newValue }
+    }
     /// How `gzip` and `deflate` responses are asked for and decoded, as Foundation's loading system did for every
     /// AFNetworking request (see ``ContentDecoding``). Default `.default`; `nil` sends no `Accept-Encoding` and
     /// decodes nothing.
-    public var contentDecoding: ContentDecoding? = .default
+    public var contentDecoding: ContentDecoding? {
+        get { requestSettings.contentDecoding }
+        set { requestSettings.contentDecoding = newValue }
+    }
     /// Headers added to every request that does not set them itself. Default: empty.
     public var httpAdditionalHeaders: [String: String] = [:]
     /// The most HTTP/1.1 connections to one host. Default 8. Used when the session makes its own
     /// transport (``transport`` is `nil`).
-    public var httpMaximumConnectionsPerHost: Int = 8
+    public var httpMaximumConnectionsPerHost: Int {
+        get { transportSettings.maximumConnectionsPerHost }
+        set { transportSettings.maximumConnectionsPerHost = newValue }
+    }
     /// Which HTTP versions may be used. Default `.automatic` (HTTP/2 when the server offers it over
     /// TLS). Used when the session makes its own transport.
-    public var httpVersion: HTTPVersionPolicy = .automatic
+    public var httpVersion: HTTPVersionPolicy {
+        get { transportSettings.httpVersion }
+        set { transportSettings.httpVersion = newValue }
+    }
     /// How long a TCP connection (and TLS handshake) may take. Default 10 s. Used when the session
     /// makes its own transport.
-    public var connectTimeout: TimeInterval = 10
+    public var connectTimeout: TimeInterval {
+        get { transportSettings.connectTimeout }
+        set { transportSettings.connectTimeout = newValue }
+    }
     /// How long a request may wait for a connection (queued behind the host's busy connections, or
     /// while one is made) before it fails with `URLError(.timedOut)`; the request's idle timeout starts
     /// only once it is on a connection. Default 300 s; zero or less means no limit. Used when the
     /// session makes its own transport. Courier's addition.
-    public var connectionWaitTimeout: TimeInterval = 300
+    public var connectionWaitTimeout: TimeInterval {
+        get { transportSettings.connectionWaitTimeout }
+        set { transportSettings.connectionWaitTimeout = newValue }
+    }
     /// Where cookies are kept. Default: ``CookieJar/processShared`` for `.default`, a jar of the
     /// session's own for `.ephemeral`. `nil` disables cookies.
-    public var httpCookieStorage: CookieJar?
+    public var httpCookieStorage: CookieJar? {
+        get { requestSettings.cookieJar }
+        set { requestSettings.cookieJar = newValue }
+    }
     /// Whether requests send and store cookies (when the request's own `httpShouldHandleCookies`
     /// agrees). Default `true`.
     public var httpShouldSetCookies = true
     /// Where credentials that worked are kept and looked up. Default: `CredentialStore.shared` for
     /// `.default`, a store of the session's own for `.ephemeral`. `nil` disables the store.
-    public var urlCredentialStorage: CredentialStore?
+    public var urlCredentialStorage: CredentialStore? {
+        get { requestSettings.credentialStore }
+        set { requestSettings.credentialStore = newValue }
+    }
     /// The HTTP cache the session's requests are answered from and store responses in, by each request's
     /// `cachePolicy` (see ``CacheStage``). Default: ``HTTPCache/shared`` for `.default`, a 4 MiB memory cache of the
     /// session's own for `.ephemeral`; `nil` disables caching.
-    public var urlCache: HTTPCache?
+    public var urlCache: HTTPCache? {
+        get { requestSettings.cache }
+        set { requestSettings.cache = newValue }
+    }
     /// Decides which server certificates are trusted, enforced by the session's own transport
     /// during the TLS handshake. Default `SecurityPolicy.default`. Ignored when ``transport`` is set
     /// (configure that transport's policy instead).
-    public var securityPolicy: SecurityPolicy = .default
+    public var securityPolicy: SecurityPolicy {
+        get { transportSettings.securityPolicy }
+        set { transportSettings.securityPolicy = newValue }
+    }
     /// Policies for particular hosts (host names or IP addresses as they appear in URLs), overriding
     /// ``securityPolicy`` for those hosts. Default: empty. Ignored when ``transport`` is set.
-    public var securityPolicies: [String: SecurityPolicy] = [:]
+    public var securityPolicies: [String: SecurityPolicy] {
+        get { transportSettings.securityPolicies }
+        set { transportSettings.securityPolicies = newValue }
+    }
     /// The proxies the session's requests go through (see ``ProxyConfiguration``). Default `nil`: every request
     /// connects directly; `try .fromEnvironment()` uses the environment's `http_proxy`, `https_proxy`, `all_proxy`
     /// and `no_proxy` as curl does. Ignored when ``transport`` is set. Courier's addition (URLSession reads the
     /// system's settings; here they are asked for explicitly).
-    public var proxy: ProxyConfiguration?
+    public var proxy: ProxyConfiguration? {
+        get { transportSettings.proxy }
+        set { transportSettings.proxy = newValue }
+    }
     /// The Unix domain socket every request of the session is sent over, whatever the URL's host (as curl's
     /// `--unix-socket`); the URL's host still goes into `Host`. Default `nil`. Ignored when ``transport`` is set.
     /// For one request at a time, use an `http+unix://` URL instead (see ``AsyncHTTPClientTransport``).
-    public var unixSocketPath: String?
+    public var unixSocketPath: String? {
+        get { transportSettings.unixSocketPath }
+        set { transportSettings.unixSocketPath = newValue }
+    }
     /// Where the session's events go (swift-log): each task's exchange (see ``ExchangeConfiguration/logger``) and
     /// the session's own transport's connection pool. Default ``ExchangeConfiguration/silentLogger`` (nothing).
-    public var logger: Logger = ExchangeConfiguration.silentLogger
+    public var logger: Logger {
+        get { requestSettings.logger }
+        set { requestSettings.logger = newValue }
+    }
     /// Where each task's spans and measurements go (see ``Telemetry``). Default ``Telemetry/bootstrapped``: the
     /// process's `InstrumentationSystem` and `MetricsSystem`.
-    public var telemetry: Telemetry = .bootstrapped
+    public var telemetry: Telemetry {
+        get { requestSettings.telemetry }
+        set { requestSettings.telemetry = newValue }
+    }
     /// How long running tasks may go on when the session runs as a swift-service-lifecycle service and the group
     /// shuts down gracefully, in seconds; tasks still running then are cancelled (see ``URLSessionManager/run()``).
     /// Default 10.
@@ -92,7 +140,17 @@ public struct SessionConfiguration: Sendable {
     /// Request interceptors for every task, run before a task's own (``SessionTask/interceptors``): adapters before
     /// every attempt, retriers after a failed one (see ``RequestInterceptor``, ``RetryPolicy``). One ``RetryPolicy``
     /// instance here gives the session one retry budget. Default none: nothing is retried.
-    public var interceptors: [any RequestInterceptor] = []
+    public var interceptors: [any RequestInterceptor] {
+        get { requestSettings.interceptors }
+        set { requestSettings.interceptors = newValue }
+    }
+    /// The settings every task's exchange starts from (the properties above for cookies, credentials, cache,
+    /// decoding, stages, interceptors, logging, telemetry and the body limit read and write them). The session
+    /// applies ``httpShouldSetCookies`` to the jar, and the body limit to data and upload tasks only.
+    public var requestSettings = RequestSettings()
+    /// The settings of the transport the session makes for itself when ``transport`` is `nil` (the connection
+    /// properties above read and write them; the pool logs to ``logger``). Default: ``TransportSettings/init()``.
+    public var transportSettings = TransportSettings()
     /// The transport every task of the session uses. Default `nil`: the session makes one
     /// default transport (``AsyncHTTPClientTransport``) of its own from the settings above and shuts it down when the
     /// session is invalidated. A transport given here is shared and never shut down by the session.
@@ -119,17 +177,9 @@ public struct SessionConfiguration: Sendable {
         return configuration
     }
 
-    /// The settings of the transport a session makes for itself.
-    var transportSettings: DefaultTransport.Settings {
-        var settings = DefaultTransport.Settings()
-        settings.maximumConnectionsPerHost = httpMaximumConnectionsPerHost
-        settings.httpVersion = httpVersion
-        settings.connectTimeout = connectTimeout
-        settings.connectionWaitTimeout = connectionWaitTimeout
-        settings.securityPolicy = securityPolicy
-        settings.securityPolicies = securityPolicies
-        settings.proxy = proxy
-        settings.unixSocketPath = unixSocketPath
+    /// The settings of the transport a session makes for itself: ``transportSettings`` with the session's logger.
+    var ownTransportSettings: TransportSettings {
+        var settings = transportSettings
         settings.logger = logger
         return settings
     }

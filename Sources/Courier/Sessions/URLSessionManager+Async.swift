@@ -60,7 +60,7 @@ extension URLSessionManager {
         var exchangeConfiguration = baseExchangeConfiguration()
         exchangeConfiguration.sink = .stream
         exchangeConfiguration.body = body
-        exchangeConfiguration.interceptors = configuration.interceptors + interceptors
+        exchangeConfiguration.interceptors += interceptors
         if let block = blocks.withLock({ $0.sessionDidReceiveChallenge }) {
             exchangeConfiguration.challengeHandler = { [weak self] challenge in
                 guard let self else { return .performDefaultHandling }

@@ -67,7 +67,7 @@ open class URLSessionManager: @unchecked Sendable {
             self.transport = transport
             ownsTransport = false
         } else {
-            transport = DefaultTransport.make(configuration.transportSettings)
+            transport = DefaultTransport.make(configuration.ownTransportSettings)
             ownsTransport = true
         }
         delegateQueue = DispatchQueue(label: "Courier.URLSessionManager.delegate")
@@ -231,7 +231,7 @@ open class URLSessionManager: @unchecked Sendable {
                 return await taskDidReceiveChallenge(task, challenge)
             }
         }
-        exchange.interceptors = configuration.interceptors + task.interceptors
+        exchange.interceptors += task.interceptors
         if !exchange.interceptors.isEmpty {
             exchange.willRetry = { [weak self, weak task] event in
                 guard let self, let task else { return }
@@ -247,17 +247,14 @@ open class URLSessionManager: @unchecked Sendable {
         return exchange
     }
 
-    /// The session's transport, cookies and credentials, without any block.
+    /// The session's transport and request settings, without any block.
     func baseExchangeConfiguration() -> ExchangeConfiguration {
-        var exchange = ExchangeConfiguration(transport: transport)
-        exchange.stages = configuration.stages
-        exchange.cookieJar = configuration.httpShouldSetCookies ? configuration.httpCookieStorage : nil
-        exchange.credentialStore = configuration.urlCredentialStorage
-        exchange.contentDecoding = configuration.contentDecoding
-        exchange.cache = configuration.urlCache
-        exchange.logger = configuration.logger
-        exchange.telemetry = configuration.telemetry
-        return exchange
+        var settings = configuration.requestSettings
+        if !configuration.httpShouldSetCookies { settings.cookieJar = nil }
+        // The body limit is the data tasks' alone (DataTask.configure): downloads and streamed bodies never hold
+        // the body in memory.
+        settings.maximumBodySize = nil
+        return ExchangeConfiguration(transport: transport, settings: settings)
     }
 
     /// Runs `work` on the delegate queue and waits until it ran.

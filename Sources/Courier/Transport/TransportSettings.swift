@@ -1,0 +1,72 @@
+import Foundation
+import Logging
+
+/// What a session, an operation or a user says about the connections a default transport makes: limits,
+/// timeouts, HTTP versions, which certificates are trusted, proxies, a Unix socket, and where the connection pool
+/// logs. One value travels unchanged from ``SessionConfiguration/transportSettings`` (or an operation's policy and
+/// proxy) to ``AsyncHTTPClientTransport/Configuration/settings``; a new transport setting is declared here and read
+/// where the engine's client is configured, nowhere else.
+public struct TransportSettings: Sendable {
+    /// The most HTTP/1.1 connections per host. Default 8. Further requests to the host wait in the engine's
+    /// queue for a connection (see ``connectionWaitTimeout``).
+    public var maximumConnectionsPerHost: Int = 8
+    /// Which HTTP versions may be used. Default `.automatic`.
+    public var httpVersion: HTTPVersionPolicy = .automatic
+    /// How long to wait for a TCP connection (and TLS handshake). Default 10 s.
+    public var connectTimeout: TimeInterval = 10
+    /// How long a request may wait for a connection: queued behind others to the same host (see
+    /// ``maximumConnectionsPerHost``) and while a new connection is made. Past it the request fails with
+    /// `URLError(.timedOut)`. Default 300 s; zero or less means no limit.
+    ///
+    /// The request's own idle timeout (`URLRequest.timeoutInterval`) starts only once the request is written to a
+    /// connection: waiting in the queue is not idleness, as nothing could move yet. ``connectTimeout`` still
+    /// bounds each connection attempt.
+    public var connectionWaitTimeout: TimeInterval = 300
+    /// Decides which server certificates are trusted, for every host without an entry in ``securityPolicies``.
+    /// Default: `SecurityPolicy.default` (the system's roots, the host name checked, no pinning).
+    ///
+    /// Enforced during the TLS handshake, before any request byte is sent: SwiftNIO SSL verifies the path to a
+    /// trusted root (system roots plus ``SecurityPolicy/trustedRootCertificates``, or nothing when
+    /// ``SecurityPolicy/allowInvalidCertificates``), then Courier checks the host name (subject alternative names
+    /// only) and the pins on the certificate the server presented, and closes the connection when the policy
+    /// refuses it. The request then fails with `URLError(.serverCertificateUntrusted)` whose message gives the
+    /// policy's reason, at once (no retry).
+    ///
+    /// The transport keeps one connection pool per policy instance and host, so two policies never share a
+    /// connection; changing a policy's ``SecurityPolicy/trustedRootCertificates`` or
+    /// ``SecurityPolicy/allowInvalidCertificates`` later makes new connections for later requests, while pins and
+    /// host checking apply to every new connection as they are when it is made.
+    ///
+    /// Pins (certificate or public key) match the leaf, the certificate that signed it, and the root the chain
+    /// leads to: a pinned root becomes the TLS stack's only trust anchor for that policy, so the handshake proves
+    /// the chain reaches it (with pinned roots, a chain to any other root is refused, even if it carries another
+    /// pinned certificate). Engine limit: AsyncHTTPClient hands Courier only the server's leaf certificate after
+    /// the handshake, so a pin on an intermediate that did not sign the leaf cannot be seen and the connection is
+    /// refused (fails closed); see ``TLSHandshakeEvaluation``.
+    public var securityPolicy: SecurityPolicy = .default
+    /// Policies for particular hosts (keys are host names or IP addresses as they appear in URLs, matched without
+    /// regard to case), overriding ``securityPolicy`` for those hosts. Default: empty. Not an AFNetworking feature.
+    public var securityPolicies: [String: SecurityPolicy] = [:]
+    /// The proxies requests go through, by scheme, with hosts that bypass them. Default `nil`: every request
+    /// connects directly (the environment's `http_proxy` and the like are read only when asked, with
+    /// ``ProxyConfiguration/fromEnvironment(_:)``).
+    ///
+    /// `http://` requests go to an HTTP proxy in absolute form (`GET http://origin/path`), with
+    /// `Proxy-Authorization: Basic` when it has credentials; `https://` requests go through a `CONNECT` tunnel
+    /// (credentials on the `CONNECT`), and through a SOCKS5 proxy both go in a tunnel. In a tunnel the TLS
+    /// handshake is with the origin, so ``securityPolicy`` and its pins apply to the origin's certificate, never
+    /// to the proxy. A proxy answering 407 fails the request with ``ProxyError/authenticationRequired(proxy:credentialsWereSent:)``
+    /// (`URLError(.userAuthenticationRequired)`), one refusing a tunnel with ``ProxyError/tunnelRefused(proxy:target:)``.
+    public var proxy: ProxyConfiguration?
+    /// The Unix domain socket every request is sent over, whatever its URL's host (curl's `--unix-socket`): the
+    /// URL's host and port still go into `Host`. Plain HTTP only (an `https` URL fails with
+    /// `URLError(.unsupportedURL)`); no proxy applies. Default `nil`. One request can also name its socket in an
+    /// `http+unix://<percent-encoded socket path>/path` URL (AsyncHTTPClient's form), sent with `Host: localhost`.
+    public var unixSocketPath: String?
+    /// Handed to AsyncHTTPClient for its connection pool's events and each request's (connections made,
+    /// reused and closed, at `debug` and `trace`). Default ``ExchangeConfiguration/silentLogger``.
+    public var logger: Logger = ExchangeConfiguration.silentLogger
+
+    /// The defaults listed on each property.
+    public init() {}
+}
