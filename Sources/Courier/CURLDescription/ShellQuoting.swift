@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes words so that a POSIX shell (sh, bash, zsh) reads each back as exactly one argument
 /// (used by `cURLDescription`, and by `courier` for the commands it suggests).
-public enum ShellQuoting {
+package enum ShellQuoting {
     /// Characters that never need quoting.
     private static let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/:@%+=".unicodeScalars)
 

@@ -7,7 +7,7 @@ import FoundationNetworking
 /// A private HTTP cache (RFC 9111) in memory and, optionally, on disk: what `NSURLCache` was to AFNetworking.
 ///
 /// Sessions with the `.default` configuration and operations share ``shared``; `.ephemeral` sessions get one of their
-/// own in memory. ``CacheStage`` consults it for every request on the wire according to the request's
+/// own in memory. `CacheStage` consults it for every request on the wire according to the request's
 /// `cachePolicy`: fresh responses are answered from it, stale ones with a validator are revalidated
 /// (`If-None-Match`, `If-Modified-Since`), and a `304` refreshes the stored head and serves the stored body.
 ///

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The head of a response whose body ``ContentDecodingStage`` decodes: it describes the decoded body (no
+/// The head of a response whose body `ContentDecodingStage` decodes: it describes the decoded body (no
 /// `Content-Encoding`, no `Content-Length`) and remembers the coding the server sent, so that whoever keeps the body's
 /// bytes knows they are not the bytes a `Range` counts (RFC 9110 §14.1.2: ranges are of the representation as sent).
 ///

@@ -2,20 +2,20 @@ import Dispatch
 
 /// Where completion and progress blocks run: on ``queue`` (the main queue when `nil`), inside
 /// ``group`` when one is given, as AFNetworking's `completionQueue` and `completionGroup` do.
-public struct CompletionContext: Sendable {
+struct CompletionContext: Sendable {
     /// The queue; `nil` means the main queue. Default `nil`.
-    public var queue: DispatchQueue?
+    var queue: DispatchQueue?
     /// The group the block runs inside, so callers can wait for a set of completions. Default `nil`.
-    public var group: DispatchGroup?
+    var group: DispatchGroup?
 
     /// Creates a context.
-    public init(queue: DispatchQueue? = nil, group: DispatchGroup? = nil) {
+    init(queue: DispatchQueue? = nil, group: DispatchGroup? = nil) {
         self.queue = queue
         self.group = group
     }
 
     /// Runs `work` asynchronously on the queue, inside the group.
-    public func deliver(_ work: @escaping @Sendable () -> Void) {
+    func deliver(_ work: @escaping @Sendable () -> Void) {
         let target = queue ?? .main
         if let group {
             target.async(group: group, execute: work)

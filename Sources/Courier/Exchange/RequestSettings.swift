@@ -26,13 +26,13 @@ public struct RequestSettings: Sendable {
     /// process's `InstrumentationSystem` and `MetricsSystem`, which cost nothing until bootstrapped.
     public var telemetry: Telemetry = .bootstrapped
     /// Request interceptors, in the order they run: adapters before every attempt, retriers after a failed one
-    /// (see ``InterceptionStage``; sessions and managers put their own before the request's). Default none.
+    /// (see `InterceptionStage`; sessions and managers put their own before the request's). Default none.
     public var interceptors: [any RequestInterceptor] = []
     /// How `gzip` and `deflate` response bodies are decoded (see ``ContentDecoding``). Default `.default`: requests
     /// ask for them and bodies are decoded as they stream; `nil` sends no `Accept-Encoding` and decodes nothing.
     public var contentDecoding: ContentDecoding? = .default
     /// The HTTP cache requests are answered from and responses stored in, by each request's `cachePolicy` (see
-    /// ``CacheStage``). Default `nil`: no caching (sessions and operations set one).
+    /// `CacheStage`). Default `nil`: no caching (sessions and operations set one).
     public var cache: HTTPCache?
     /// Cookies are read from and stored here when the request's `httpShouldHandleCookies` is
     /// `true`. Default `nil`: no cookie handling.

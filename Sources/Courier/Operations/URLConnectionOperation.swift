@@ -95,7 +95,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     }
 
     /// ``responseData`` as text, decoded as ``HTTPResponseSerializer/string(for:data:)`` does: byte order mark, then
-    /// the response's charset (any IANA name or alias ``CharsetDecoding`` resolves), UTF-8 when it names none.
+    /// the response's charset (any IANA name or alias `CharsetDecoding` resolves), UTF-8 when it names none.
     /// `nil` before the body is complete, when an ``outputStream`` or ``outputFileURL`` received it, or when it
     /// cannot be decoded: unlike AFNetworking, a charset Courier cannot decode is not read as UTF-8 instead.
     /// ``decodeResponseString()`` says why it is `nil`.
@@ -115,7 +115,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
         return try HTTPResponseSerializer().string(for: response, data: data)
     }
 
-    /// The encoding of the response text: the one its charset names (any IANA name or alias ``CharsetDecoding``
+    /// The encoding of the response text: the one its charset names (any IANA name or alias `CharsetDecoding`
     /// resolves). Default UTF-8, as in AFNetworking 2.0, when the response names no charset or one Courier cannot
     /// decode (``responseString`` is then `nil`, not UTF-8 text). A byte order mark in the body is not considered.
     public var responseStringEncoding: String.Encoding {
@@ -206,7 +206,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     }
 
     /// The HTTP cache the operation's request is answered from and its response stored in, by the request's
-    /// `cachePolicy` (see ``CacheStage``). Default ``HTTPCache/shared``, as `NSURLConnection` used the shared
+    /// `cachePolicy` (see `CacheStage`). Default ``HTTPCache/shared``, as `NSURLConnection` used the shared
     /// `NSURLCache`; `nil` disables caching.
     public var cache: HTTPCache? {
         get { storage.withLock { $0.settings.cache } }

@@ -6,15 +6,15 @@ import FoundationNetworking
 /// The chain of stages one exchange runs its request through, in a fixed order (OkHttp's interceptor chain):
 ///
 /// 1. the caller's stages (``ExchangeConfiguration/stages``), in the order given: they see the request first and
-///    the final response last; then ``InterceptionStage`` (the request interceptors: adapters before each attempt,
+///    the final response last; then `InterceptionStage` (the request interceptors: adapters before each attempt,
 ///    retries; left out when there are none);
 /// 2. the follow-ups, each of which may send another request for the response it gets:
-///    ``ResumptionRestartStage`` (a resumed download, once for the whole chain), ``RedirectStage``, then
-///    ``AuthenticationStage`` (once per hop, so a challenge after a redirect is answered for the new hop; left out
+///    `ResumptionRestartStage` (a resumed download, once for the whole chain), `RedirectStage`, then
+///    `AuthenticationStage` (once per hop, so a challenge after a redirect is answered for the new hop; left out
 ///    when the exchange has no credential, credential store or challenge handler);
-/// 3. the bridge, once per request on the wire: ``CookieStage``, then ``ContentDecodingStage`` (left out when
+/// 3. the bridge, once per request on the wire: `CookieStage`, then `ContentDecodingStage` (left out when
 ///    ``ExchangeConfiguration/contentDecoding`` is `nil`);
-/// 4. the cache: ``CacheStage`` (left out when ``ExchangeConfiguration/cache`` is `nil`), once per request on the
+/// 4. the cache: `CacheStage` (left out when ``ExchangeConfiguration/cache`` is `nil`), once per request on the
 ///    wire, so a redirect hop can be answered from the cache too;
 /// 5. the transport, which sends exactly what reaches it.
 ///
@@ -34,7 +34,7 @@ public struct ExchangePipeline: Sendable {
     }
 
     /// The standard stages for `configuration`, in the documented order.
-    public static func standardStages(for configuration: ExchangeConfiguration) -> [any ExchangeStage] {
+    static func standardStages(for configuration: ExchangeConfiguration) -> [any ExchangeStage] {
         var stages = configuration.stages
         if !configuration.interceptors.isEmpty {
             stages.append(InterceptionStage(

@@ -85,7 +85,7 @@ public struct StageResponse: Sendable {
     public var transportResponse: TransportResponse
     /// How many redirects led to this response. Default 0.
     public var redirectCount: Int
-    /// Where the response came from: the network, or a cache (see ``CacheStage``). Default `.network`.
+    /// Where the response came from: the network, or a cache (see `CacheStage`). Default `.network`.
     public var source: ResponseSource
 
     /// Creates a pipeline response.

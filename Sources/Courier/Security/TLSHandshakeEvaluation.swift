@@ -18,16 +18,16 @@ import NIOSSL
 /// SSL exposes only the leaf through AsyncHTTPClient, so a pin on an intermediate that did not sign the leaf (the
 /// middle of a chain of three or more) cannot be seen and is refused (fail closed), as is a bare public-key pin
 /// (without its certificate) of a system root.
-public struct TLSHandshakeEvaluation: Sendable {
+struct TLSHandshakeEvaluation: Sendable {
     /// The policy consulted on every handshake (its settings at that moment).
-    public let policy: SecurityPolicy
+    let policy: SecurityPolicy
     /// The host being connected to, for host name validation; nil skips that check.
-    public let domain: String?
+    let domain: String?
     /// What the TLS configuration of these connections verifies, captured from `policy` at creation.
-    public let requirements: TLSStackRequirements
+    let requirements: TLSStackRequirements
 
     /// An evaluation of `policy` for connections to `domain`, with the policy's current TLS stack requirements.
-    public init(policy: SecurityPolicy, domain: String?) {
+    init(policy: SecurityPolicy, domain: String?) {
         self.policy = policy
         self.domain = domain
         self.requirements = policy.tlsStackRequirements
@@ -35,13 +35,13 @@ public struct TLSHandshakeEvaluation: Sendable {
 
     /// The TLS configuration connections checked by this evaluation must use (see ``TLSStackRequirements``).
     /// - Parameter base: defaults to `TLSConfiguration.makeClientConfiguration()`.
-    public func makeTLSConfiguration(base: TLSConfiguration = .makeClientConfiguration()) throws -> TLSConfiguration {
+    func makeTLSConfiguration(base: TLSConfiguration = .makeClientConfiguration()) throws -> TLSConfiguration {
         try requirements.makeTLSConfiguration(base: base)
     }
 
     /// The policy's verdict on `peerChain` (DER, leaf first; usually only the leaf) received over a TLS configuration
     /// made from ``requirements``. Rejected when the policy's requirements have changed since.
-    public func evaluate(peerChain: [Data]) async -> ServerTrustEvaluation {
+    func evaluate(peerChain: [Data]) async -> ServerTrustEvaluation {
         await policy.evaluate(peerChain, forDomain: domain, verifiedByTLSStackWith: requirements)
     }
 
@@ -52,7 +52,7 @@ public struct TLSHandshakeEvaluation: Sendable {
     /// the connection before the close can deliver anything more from it. (Closing first lets a GOAWAY that an HTTP/2
     /// server sends during the TLS close reach AsyncHTTPClient's pool while the connection is still "starting", which
     /// AsyncHTTPClient 1.37 treats as a precondition failure.)
-    public func verify(_ channel: any Channel) -> EventLoopFuture<Void> {
+    func verify(_ channel: any Channel) -> EventLoopFuture<Void> {
         verify(channel, consulting: nil, answerTimeout: 0)
     }
 
@@ -113,7 +113,7 @@ public struct TLSHandshakeEvaluation: Sendable {
     /// `error` from a connection attempt, explained in the policy's terms: when the TLS stack's only anchors are the
     /// pinned certificate authorities, its certificate verification failure means that the chain leads to none of
     /// them, and becomes a ``ServerTrustError`` saying so. Any other error is returned unchanged.
-    public func explainingHandshakeFailure(_ error: any Error) -> any Error {
+    func explainingHandshakeFailure(_ error: any Error) -> any Error {
         guard !requirements.pinnedAnchors.isEmpty, !(error is ServerTrustError),
             TransportError.classify(error).0 == .serverCertificateUntrusted
         else { return error }
@@ -125,7 +125,7 @@ public struct TLSHandshakeEvaluation: Sendable {
     }
 
     /// A closure for AsyncHTTPClient's connection debug initializers that runs ``verify(_:)``.
-    public var connectionInitializer: @Sendable (any Channel) -> EventLoopFuture<Void> {
+    var connectionInitializer: @Sendable (any Channel) -> EventLoopFuture<Void> {
         { [self] channel in verify(channel) }
     }
 }

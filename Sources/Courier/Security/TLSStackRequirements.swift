@@ -6,7 +6,7 @@ import NIOSSL
 /// The TLS stack performs AFNetworking's first check, "the chain leads to a trusted root": signatures, validity dates
 /// and constraints against the system's roots plus the policy's ``SecurityPolicy/trustedRootCertificates``. Host names
 /// (SAN only, never the common name) and pins are checked by Courier on the peer certificate afterwards (see
-/// ``TLSHandshakeEvaluation``). Two policies with equal requirements can share a TLS configuration, never a verdict.
+/// `TLSHandshakeEvaluation`). Two policies with equal requirements can share a TLS configuration, never a verdict.
 ///
 /// When the policy pins a certificate authority's own certificate (a self-signed CA, such as a root), the TLS stack
 /// trusts only the pinned authorities (``pinnedAnchors``): a completed handshake then proves that the chain the server

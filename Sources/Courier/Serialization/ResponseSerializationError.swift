@@ -16,7 +16,7 @@ public enum ResponseSerializationError: Error, LocalizedError, CustomStringConve
     /// The body could not be decoded as text in the given encoding: its bytes are not valid in it.
     case undecodableText(encoding: String.Encoding, response: URLResponse?, data: Data?)
     /// The response's `charset` (`name`, as written) is not one Courier can decode: not in the IANA registry, or an
-    /// encoding Foundation has no converter for on this platform (see ``CharsetDecoding``). The body was not
+    /// encoding Foundation has no converter for on this platform (see `CharsetDecoding`). The body was not
     /// decoded; there is no fallback to another encoding.
     case unsupportedCharset(name: String, response: URLResponse?, data: Data?)
     /// The body is not valid JSON; `reason` comes from the JSON parser.

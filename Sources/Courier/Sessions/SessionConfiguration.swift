@@ -87,7 +87,7 @@ public struct SessionConfiguration: Sendable {
         set { requestSettings.credentialStore = newValue }
     }
     /// The HTTP cache the session's requests are answered from and store responses in, by each request's
-    /// `cachePolicy` (see ``CacheStage``). Default: ``HTTPCache/shared`` for `.default`, a 4 MiB memory cache of the
+    /// `cachePolicy` (see `CacheStage`). Default: ``HTTPCache/shared`` for `.default`, a 4 MiB memory cache of the
     /// session's own for `.ephemeral`; `nil` disables caching.
     public var urlCache: HTTPCache? {
         get { requestSettings.cache }

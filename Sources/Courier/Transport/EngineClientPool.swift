@@ -29,7 +29,7 @@ final class EngineClientPool: Sendable {
         var forwardsThroughProxy: Bool { evaluation == nil && proxy?.kind == .http }
 
         /// `error` in the policy's and the proxy's terms (see
-        /// ``TLSHandshakeEvaluation/explainingHandshakeFailure(_:)``): a `CONNECT` refused with 407 or otherwise
+        /// `TLSHandshakeEvaluation.explainingHandshakeFailure(_:)`): a `CONNECT` refused with 407 or otherwise
         /// becomes a ``ProxyError``.
         func explaining(_ error: any Error, target: RequestURLCheck.Target) -> any Error {
             if let proxy, let engineError = error as? HTTPClientError {

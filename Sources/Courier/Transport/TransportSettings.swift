@@ -42,7 +42,7 @@ public struct TransportSettings: Sendable {
     /// the chain reaches it (with pinned roots, a chain to any other root is refused, even if it carries another
     /// pinned certificate). Engine limit: AsyncHTTPClient hands Courier only the server's leaf certificate after
     /// the handshake, so a pin on an intermediate that did not sign the leaf cannot be seen and the connection is
-    /// refused (fails closed); see ``TLSHandshakeEvaluation``.
+    /// refused (fails closed); see `TLSHandshakeEvaluation`.
     public var securityPolicy: SecurityPolicy = .default
     /// Policies for particular hosts (keys are host names or IP addresses as they appear in URLs, matched without
     /// regard to case), overriding ``securityPolicy`` for those hosts. Default: empty. Not an AFNetworking feature.

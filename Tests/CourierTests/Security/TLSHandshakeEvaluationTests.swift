@@ -1,4 +1,4 @@
-import Courier
+@testable import Courier
 import CourierTestServer
 import Foundation
 import NIOCore

@@ -10,22 +10,22 @@ import FoundationNetworking
 /// from the ``credentialStore`` entry for the protection space. A credential that failed once is not sent again by
 /// default; one that worked is remembered in the store. At most ``maximumAttempts`` answers go out per request;
 /// then the `401` is the result.
-public struct AuthenticationStage: ExchangeStage {
+struct AuthenticationStage: ExchangeStage {
     /// The credential for the origin of the exchange's request.
-    public let credential: URLCredential?
+    let credential: URLCredential?
     /// Consulted for other protection spaces, and updated with credentials that worked.
-    public let credentialStore: CredentialStore?
+    let credentialStore: CredentialStore?
     /// Decides how to answer each challenge.
-    public let challengeHandler: (@Sendable (AuthenticationChallenge) async -> AuthenticationDisposition)?
+    let challengeHandler: (@Sendable (AuthenticationChallenge) async -> AuthenticationDisposition)?
     /// The most answers sent for one request.
-    public let maximumAttempts: Int
+    let maximumAttempts: Int
     /// Supplies a fresh body stream when a stream upload is sent again.
-    public let newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
+    let newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
 
     /// Creates the stage from an exchange's ``ExchangeConfiguration/credential``,
     /// ``ExchangeConfiguration/credentialStore``, ``ExchangeConfiguration/challengeHandler``,
     /// ``ExchangeConfiguration/maximumAuthenticationAttempts`` and ``ExchangeConfiguration/newBodyStream``.
-    public init(configuration: ExchangeConfiguration) {
+    init(configuration: ExchangeConfiguration) {
         credential = configuration.credential
         credentialStore = configuration.credentialStore
         challengeHandler = configuration.challengeHandler
@@ -40,7 +40,7 @@ public struct AuthenticationStage: ExchangeStage {
     }
 
     /// Sends the request and answers each `401` challenge it can (see the type's discussion) by sending it again.
-    public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
+    func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         var sent = request
         var answer: Answer?
         var failures: [AuthenticationChallenge.ProtectionSpace: Int] = [:]

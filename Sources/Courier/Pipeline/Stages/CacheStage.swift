@@ -21,25 +21,25 @@ import FoundationNetworking
 ///
 /// A response is stored once its body has been read to the end (a body that fails or is abandoned is not), after
 /// ``willStore`` has seen it. Requests with their own conditional headers, ranges or bodies pass by.
-public struct CacheStage: ExchangeStage {
+struct CacheStage: ExchangeStage {
     /// Where responses are looked up and stored.
-    public let cache: HTTPCache
+    let cache: HTTPCache
     /// Sees each response about to be stored and returns what to store (the same, a changed one) or `nil` to store
     /// nothing: the operation's cache-response block and the session's will-cache-response block. Default `nil`:
     /// store what came.
-    public let willStore: (@Sendable (CachedURLResponse) async -> CachedURLResponse?)?
+    let willStore: (@Sendable (CachedURLResponse) async -> CachedURLResponse?)?
 
     /// Creates the stage.
     /// - Parameters:
     ///   - cache: Where responses are looked up and stored.
     ///   - willStore: Decides what is stored. Default `nil`.
-    public init(cache: HTTPCache, willStore: (@Sendable (CachedURLResponse) async -> CachedURLResponse?)? = nil) {
+    init(cache: HTTPCache, willStore: (@Sendable (CachedURLResponse) async -> CachedURLResponse?)? = nil) {
         self.cache = cache
         self.willStore = willStore
     }
 
     /// Answers from the cache, revalidates, or sends the request and stores the answer, as `cachePolicy` and RFC 9111 say.
-    public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
+    func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         let urlRequest = request.urlRequest
         let method = urlRequest.httpMethod?.uppercased() ?? "GET"
         guard let url = urlRequest.url else { return try await next(request) }

@@ -14,18 +14,18 @@ import FoundationNetworking
 /// coding the request did not accept (a server that sends `gzip` to `Accept-Encoding: identity`) is left as it came,
 /// as curl leaves it: its bytes are then the representation as sent, which `Range`, `Content-Length` and `Repr-Digest`
 /// describe.
-public struct ContentDecodingStage: ExchangeStage {
+struct ContentDecodingStage: ExchangeStage {
     /// The limits that refuse a decompression bomb.
-    public let decoding: ContentDecoding
+    let decoding: ContentDecoding
 
     /// Creates the stage.
     /// - Parameter decoding: The limits. Default `.default`.
-    public init(decoding: ContentDecoding = .default) {
+    init(decoding: ContentDecoding = .default) {
         self.decoding = decoding
     }
 
     /// Adds `Accept-Encoding` where the request has none and decodes a `gzip` or `deflate` answer as it streams.
-    public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
+    func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         var request = request
         let isRange = request.urlRequest.value(forHTTPHeaderField: "Range") != nil
         let accepted: String

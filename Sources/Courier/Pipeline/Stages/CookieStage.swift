@@ -5,18 +5,18 @@ import FoundationNetworking
 
 /// Sends the jar's cookies with every request on the wire and stores every `Set-Cookie` that comes back (also on
 /// redirects and challenges), for requests whose `httpShouldHandleCookies` is `true`.
-public struct CookieStage: ExchangeStage {
+struct CookieStage: ExchangeStage {
     /// Where cookies are read and stored.
-    public let jar: CookieJar
+    let jar: CookieJar
 
     /// Creates the stage.
     /// - Parameter jar: Where cookies are read and stored.
-    public init(jar: CookieJar) {
+    init(jar: CookieJar) {
         self.jar = jar
     }
 
     /// Adds the jar's cookies for the request's URL and stores the answer's `Set-Cookie` fields.
-    public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
+    func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         guard request.urlRequest.httpShouldHandleCookies, let url = request.urlRequest.url else {
             return try await next(request)
         }

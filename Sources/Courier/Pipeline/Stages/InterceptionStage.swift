@@ -23,16 +23,16 @@ public struct RetryEvent: Sendable {
 ///
 /// It sits outside the follow-ups (redirects, challenges), so an attempt is a whole trip through them and a retry
 /// starts from the request as given; the delay is slept in the caller's task, so cancelling it stops the wait.
-public struct InterceptionStage: ExchangeStage {
+struct InterceptionStage: ExchangeStage {
     /// The interceptors, in the order they run (the session's before the request's own).
-    public let interceptor: Interceptor
+    let interceptor: Interceptor
     /// Supplies a fresh body stream for a retry of a stream body. Default `nil`: such a body is not retried.
-    public let newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
+    let newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
     /// Called before each retry, after its delay is decided and before it is waited.
-    public let willRetry: (@Sendable (RetryEvent) async -> Void)?
+    let willRetry: (@Sendable (RetryEvent) async -> Void)?
 
     /// A stage running `interceptors` in order.
-    public init(
+    init(
         interceptors: [any RequestInterceptor],
         newBodyStream: (@Sendable (URLRequest) -> InputStream?)? = nil,
         willRetry: (@Sendable (RetryEvent) async -> Void)? = nil
@@ -43,7 +43,7 @@ public struct InterceptionStage: ExchangeStage {
     }
 
     /// Adapts the request before each attempt and asks the retriers after a failed one whether to send it again.
-    public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
+    func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         let canResendBody = Self.canResend(request.body, newBodyStream: newBodyStream)
         var number = 0
         while true {

@@ -9,20 +9,20 @@ import FoundationNetworking
 /// (a port out of range, a host with forbidden characters) fails with `URLError(.badURL)` carrying the 3xx response
 /// under ``Exchange/redirectResponseKey``. One more redirect than ``maximumRedirects`` fails with
 /// `URLError(.httpTooManyRedirects)`.
-public struct RedirectStage: ExchangeStage {
+struct RedirectStage: ExchangeStage {
     /// The most redirects followed.
-    public let maximumRedirects: Int
+    let maximumRedirects: Int
     /// Sees each proposed next request with the 3xx response; returns the request to send or `nil` to stop.
-    public let handler: (@Sendable (_ proposed: URLRequest, _ response: HTTPURLResponse) async -> URLRequest?)?
+    let handler: (@Sendable (_ proposed: URLRequest, _ response: HTTPURLResponse) async -> URLRequest?)?
     /// Supplies a fresh body stream for a 307 or 308 of a stream upload.
-    public let newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
+    let newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
 
     /// Creates the stage.
     /// - Parameters:
     ///   - maximumRedirects: The most redirects followed. Default 16.
     ///   - handler: The redirect hook. Default `nil`: follow.
     ///   - newBodyStream: Fresh body streams. Default `nil`.
-    public init(
+    init(
         maximumRedirects: Int = 16,
         handler: (@Sendable (_ proposed: URLRequest, _ response: HTTPURLResponse) async -> URLRequest?)? = nil,
         newBodyStream: (@Sendable (URLRequest) -> InputStream?)? = nil
@@ -33,7 +33,7 @@ public struct RedirectStage: ExchangeStage {
     }
 
     /// Sends the request and follows the redirects of its answers, each through the redirect hook, up to the limit.
-    public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
+    func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         var request = request
         var redirects = 0
         while true {

@@ -8,18 +8,18 @@ import FoundationNetworking
 /// more for the whole resource, without a range.
 ///
 /// The final response's ``StageResponse/request`` still carries `Range` exactly when the range request stood.
-public struct ResumptionRestartStage: ExchangeStage {
+struct ResumptionRestartStage: ExchangeStage {
     /// The kept bytes and what is known about them.
-    public let resumption: DownloadResumption
+    let resumption: DownloadResumption
 
     /// Creates the stage.
     /// - Parameter resumption: The kept bytes and what is known about them.
-    public init(resumption: DownloadResumption) {
+    init(resumption: DownloadResumption) {
         self.resumption = resumption
     }
 
     /// Sends the range request of a resumption, and the whole request again when the answer does not fit the kept bytes.
-    public func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
+    func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         var ranged = request
         ranged.urlRequest = resumption.applied(to: request.urlRequest)
         let response = try await next(ranged)

@@ -29,9 +29,9 @@ import CoreFoundation
 ///   decoders do), GBK and Big5 turn 0xFF into private-use characters and EUC-KR user-defined rows too. Foundation
 ///   drops the last byte of an odd-length UTF-16 body and returns "" for a UTF-32 one of the wrong length, so those
 ///   lengths are checked here.
-public enum CharsetDecoding {
+enum CharsetDecoding {
     /// Why a body could not be decoded as text.
-    public enum Failure: Error, Equatable, Sendable {
+    enum Failure: Error, Equatable, Sendable {
         /// The charset (as written) names no encoding Foundation can decode here: not in the registry, or without
         /// a converter on this platform.
         case unsupportedCharset(String)
@@ -79,7 +79,7 @@ public enum CharsetDecoding {
     ///
     /// The encodings Foundation names (`.isoLatin2`, `.windowsCP1251`, `.shiftJIS` …) come back as those
     /// constants; the others as `String.Encoding(rawValue:)` of CF's encoding (`CFStringConvertEncodingToNSStringEncoding`).
-    public static func encoding(forCharset charset: String) -> String.Encoding? {
+    static func encoding(forCharset charset: String) -> String.Encoding? {
         let name = charset.trimmingCharacters(in: .whitespaces)
         // Almost every response says UTF-8: answered without CoreFoundation's table.
         if name.utf8.count <= 5, ["utf-8", "utf8"].contains(name.lowercased()) { return .utf8 }
@@ -95,7 +95,7 @@ public enum CharsetDecoding {
     }
 
     /// The registry's name for `encoding` as CoreFoundation gives it (`iso-8859-5`, `shift_jis` …), or nil.
-    public static func charsetName(for encoding: String.Encoding) -> String? {
+    static func charsetName(for encoding: String.Encoding) -> String? {
         let cfEncoding = CFStringConvertNSStringEncodingToEncoding(UInt(encoding.rawValue))
         guard cfEncoding != kCFStringEncodingInvalidId, let name = CFStringConvertEncodingToIANACharSetName(cfEncoding) else {
             return nil
@@ -114,7 +114,7 @@ public enum CharsetDecoding {
     /// - Throws: ``Failure/unsupportedCharset(_:)`` when `charset` is given but ``encoding(forCharset:)`` knows no
     ///   encoding for it and no byte order mark decides (no fallback to `defaultEncoding`);
     ///   ``Failure/invalidBytes(_:)`` when the bytes are not valid in the chosen encoding.
-    public static func decoding(
+    static func decoding(
         _ data: Data, charset: String?, defaultEncoding: String.Encoding = .utf8
     ) throws(Failure) -> String {
         let bytes = [UInt8](data)
@@ -136,7 +136,7 @@ public enum CharsetDecoding {
 
     /// ``decoding(_:charset:defaultEncoding:)`` without the reason: nil when the charset is unsupported or the bytes
     /// are not valid text in the chosen encoding.
-    public static func decode(_ data: Data, charset: String?, defaultEncoding: String.Encoding = .utf8) -> String? {
+    static func decode(_ data: Data, charset: String?, defaultEncoding: String.Encoding = .utf8) -> String? {
         try? decoding(data, charset: charset, defaultEncoding: defaultEncoding)
     }
 

@@ -97,7 +97,7 @@ open class HTTPResponseSerializer: URLResponseSerialization, NSCopying, @uncheck
     }
 
     /// The parsed `Content-Type` of `response`, if it has a valid one.
-    public static func mediaType(of response: URLResponse?) -> MediaType? {
+    static func mediaType(of response: URLResponse?) -> MediaType? {
         if let http = response as? HTTPURLResponse, let header = http.value(forHTTPHeaderField: "Content-Type") {
             return MediaType(parsing: header)
         }
@@ -106,7 +106,7 @@ open class HTTPResponseSerializer: URLResponseSerialization, NSCopying, @uncheck
     }
 
     /// The body decoded as text: byte order mark first, then the response's charset (any IANA name or alias
-    /// ``CharsetDecoding`` resolves), then ``stringEncoding`` when the response names no charset.
+    /// `CharsetDecoding` resolves), then ``stringEncoding`` when the response names no charset.
     ///
     /// - Throws: ``ResponseSerializationError/unsupportedCharset(name:response:data:)`` when the response names a
     ///   charset Courier cannot decode (unless a byte order mark decides; there is no fallback to

@@ -5,22 +5,22 @@
 /// Parsing follows RFC 9110 §8.3.1 leniently: whitespace around `;` and `=` is skipped, parameter
 /// values may be tokens or quoted strings (with `\` escapes), names are case-insensitive, and a
 /// malformed parameter ends the parameter list without discarding the media type.
-public struct MediaType: Sendable, Equatable {
+struct MediaType: Sendable, Equatable {
     /// The top-level type, lowercased (`text`, `application`, ...).
-    public let type: String
+    let type: String
     /// The subtype, lowercased (`json`, `html`, ...).
-    public let subtype: String
+    let subtype: String
     /// The parameters; names lowercased, values as written (first occurrence wins).
-    public let parameters: [String: String]
+    let parameters: [String: String]
 
     /// `type/subtype`, lowercased: the MIME type compared with acceptable content types.
-    public var mimeType: String { "\(type)/\(subtype)" }
+    var mimeType: String { "\(type)/\(subtype)" }
 
     /// The `charset` parameter, if any.
-    public var charset: String? { parameters["charset"] }
+    var charset: String? { parameters["charset"] }
 
     /// Parses a `Content-Type` header value; `nil` unless it starts with `type/subtype`.
-    public init?(parsing value: String) {
+    init?(parsing value: String) {
         var scanner = HeaderValueScanner(Array(value.utf8))
         scanner.skipWhitespace()
         guard let type = scanner.token(), scanner.consume(UInt8(ascii: "/")), let subtype = scanner.token() else {
