@@ -35,10 +35,16 @@ public struct ExchangeConfiguration: Sendable {
     /// The request body, when it is not in the `URLRequest` (for example an async sequence).
     /// Default `nil`: the request's `httpBody` or `httpBodyStream`.
     public var body: RequestBody?
-    /// Whether redirects are followed. Default `true`; `false` delivers the 3xx response.
-    public var followsRedirects = true
-    /// The most redirects followed before failing with `URLError(.httpTooManyRedirects)`. Default 16.
-    public var maximumRedirects = 16
+    /// ``RequestSettings/followsRedirects`` of ``settings``.
+    public var followsRedirects: Bool {
+        get { settings.followsRedirects }
+        set { settings.followsRedirects = newValue }
+    }
+    /// ``RequestSettings/maximumRedirects`` of ``settings``.
+    public var maximumRedirects: Int {
+        get { settings.maximumRedirects }
+        set { settings.maximumRedirects = newValue }
+    }
     /// Sees every redirect hop with the proposed next request and the 3xx response; returns the
     /// request to send (possibly modified), or `nil` to stop and deliver the 3xx response.
     /// Default `nil`: follow.

@@ -52,6 +52,12 @@ public struct RequestSettings: Sendable {
     /// limit — a body held in memory can then grow as large as the server makes it.
     public var maximumBodySize: Int64?
 
+    /// Whether redirects are followed. Default `true`; `false` delivers the 3xx response (curl without `-L`).
+    public var followsRedirects = true
+    /// The most redirects followed before failing with `URLError(.httpTooManyRedirects)` (curl's `--max-redirs`).
+    /// Default 16.
+    public var maximumRedirects = 16
+
     /// The defaults listed on each property (no cache, no cookies, no credential store).
     public init() {}
 }

@@ -58,3 +58,31 @@ struct RequestSettingsTests {
         #expect(sent[1] == "gzip, deflate", "an operation of its own asks for compressed bodies")
     }
 }
+
+/// A setting declared once in `RequestSettings` reaches every façade: the redirect rule, for sessions and operations.
+@Suite("Redirect settings through both façades", .timeLimit(.minutes(1)))
+struct RedirectSettingsTests {
+    @Test("a session's maximumRedirects stops a longer chain with httpTooManyRedirects, and lets a shorter one through")
+    func sessionRedirectLimit() async throws {
+        let manager = SessionFixtures.manager { $0.requestSettings.maximumRedirects = 2 }
+        manager.responseSerializer = HTTPResponseSerializer()
+        let short = manager.dataTask(with: try await SessionFixtures.request("/redirect/2"), completionHandler: nil)
+        short.resume()
+        _ = try await short.value
+        #expect((short.response as? HTTPURLResponse)?.url?.path == "/get")
+
+        let long = manager.dataTask(with: try await SessionFixtures.request("/redirect/3"), completionHandler: nil)
+        long.resume()
+        await #expect { _ = try await long.value } throws: { ($0 as? URLError)?.code == .httpTooManyRedirects }
+    }
+
+    @Test("an operation that does not follow redirects delivers the 3xx response itself")
+    func operationDoesNotFollow() async throws {
+        let following = try await OperationFixtures.operation(URLConnectionOperation.self, "/redirect/1")
+        let stopping = try await OperationFixtures.operation(URLConnectionOperation.self, "/redirect/1")
+        stopping.requestSettings.followsRedirects = false
+        await OperationFixtures.run([following, stopping])
+        #expect(following.response?.statusCode == 200 && following.response?.url?.path == "/get")
+        #expect(stopping.response?.statusCode == 302 && stopping.error == nil)
+    }
+}
