@@ -170,11 +170,10 @@ struct NetworkActivityIndicatorManagerTests {
         manager.setNetworkingActivityActionWithBlock { visible in log.record(visible) }
         manager.isEnabled = true
         manager.incrementActivityCount()
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(manager.isNetworkActivityIndicatorVisible)
+        // Waits for the events, not a time: on a busy machine the main queue can be late by more than the delays.
+        #expect(await OperationFixtures.wait { manager.isNetworkActivityIndicatorVisible && log.values == [true] })
         manager.decrementActivityCount()
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(!manager.isNetworkActivityIndicatorVisible)
+        #expect(await OperationFixtures.wait { !manager.isNetworkActivityIndicatorVisible && log.values.count == 2 })
         #expect(log.values == [true, false])
     }
 }

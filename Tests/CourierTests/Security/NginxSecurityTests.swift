@@ -70,6 +70,8 @@ struct NginxSecurityTests {
         print("Wrong public-key pin against nginx rejected in \(outcome.elapsed): \(outcome)")
         #expect(outcome.error?.code == .serverCertificateUntrusted, "\(outcome)")
         #expect(outcome.error?.localizedDescription.contains("pinned") == true, "\(outcome)")
-        #expect(outcome.elapsed < .seconds(1))
+        // Refused at the handshake, not by a timeout: well under the 10 s connect timeout even on a machine busy
+        // enough to slow a debug build's handshake several times over (it takes about 50 ms here when idle).
+        #expect(outcome.elapsed < .seconds(4))
     }
 }
