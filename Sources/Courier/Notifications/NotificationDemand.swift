@@ -29,7 +29,7 @@ public enum RequestNotifications {
 /// They are on by default, as in AFNetworking. Each one is a hop to a queue (the main queue, or a session's
 /// completion queue), a thread wake-up that nobody needs when nobody observes them, and `NotificationCenter` cannot
 /// tell; an application that does not observe them saves that work by turning them off. A task or an operation
-/// decides when it starts, so it posts all of its notifications or none. The request notifications have their own
+/// decides when it is made, so it posts all of its notifications or none. The request notifications have their own
 /// switch, ``RequestNotifications``, off by default.
 public enum CourierNotifications {
     /// Whether session tasks post ``Foundation/NSNotification/Name/courierTaskDidResume``,

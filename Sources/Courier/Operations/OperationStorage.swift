@@ -34,9 +34,6 @@ struct OperationStorage: Sendable {
     var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
     var proxy: ProxyConfiguration?
     var retryCount = 0
-    /// Whether this operation posts its notifications: decided when it first starts (or finishes without having
-    /// started), so that it posts all of them or none.
-    var postsNotifications: Bool?
     var transport: (any HTTPTransport)?
     var completionQueue: DispatchQueue?
     var completionGroup: DispatchGroup?

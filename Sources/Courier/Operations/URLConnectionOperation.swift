@@ -29,6 +29,8 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     /// The group the completion block runs inside when ``completionGroup`` is `nil`, as
     /// AFNetworking's private group: it lets a batch wait for work the block queues itself.
     let privateCompletionGroup = DispatchGroup()
+    /// Whether this operation posts its notifications: decided when it is made, so that it posts all or none.
+    private let postsNotifications = NotificationDemand.operation.isPosted
 
     /// Creates an operation for `request`. The designated initializer.
     public required init(request: URLRequest) {
@@ -410,13 +412,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
 
     /// Posts one of the operation's notifications on the main queue, when the operation posts them.
     private func postNotification(_ name: Notification.Name) {
-        let posts = storage.withLock { storage in
-            if let decided = storage.postsNotifications { return decided }
-            let posts = NotificationDemand.operation.isPosted
-            storage.postsNotifications = posts
-            return posts
-        }
-        if posts { CourierNotifier.post(name, object: self, delivery: .mainQueue) }
+        if postsNotifications { CourierNotifier.post(name, object: self, delivery: .mainQueue) }
     }
 
     // MARK: Finishing

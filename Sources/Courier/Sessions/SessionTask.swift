@@ -48,9 +48,6 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         var rejected = false
         var interceptors: [any RequestInterceptor] = []
         var retryCount = 0
-        /// Whether the task posts its notifications: decided when it is first resumed (or completes without having
-        /// been), so that it posts all of them or none.
-        var postsNotifications: Bool?
     }
 
     struct ProgressObserver {
@@ -245,15 +242,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     // MARK: Notifications
 
-    /// Whether this task posts its notifications (decided the first time it is asked, when the task is resumed).
-    var postsNotifications: Bool {
-        shared.withLock { state in
-            if let decided = state.postsNotifications { return decided }
-            let posts = NotificationDemand.task.isPosted
-            state.postsNotifications = posts
-            return posts
-        }
-    }
+    /// Whether this task posts its notifications: decided when it is made, so that it posts all of them or none.
+    let postsNotifications = NotificationDemand.task.isPosted
 
     /// Posts `name` about this task on the completion queue, when the task posts its notifications.
     func postNotification(_ name: Notification.Name, userInfo: [String: any Sendable] = [:]) {

@@ -40,14 +40,15 @@ struct CourierNotificationsTests {
     func operationSwitch() async throws {
         #expect(CourierNotifications.postsOperationNotifications)
         let posting = try await OperationFixtures.operation(URLConnectionOperation.self, "/bytes/8?seed=1")
-        let quiet = try await OperationFixtures.operation(URLConnectionOperation.self, "/bytes/8?seed=2")
         let observed = Observed([.courierOperationDidStart, .courierOperationDidFinish]) { $0 as AnyObject? === posting }
-        let silenced = Observed([.courierOperationDidStart, .courierOperationDidFinish]) { $0 as AnyObject? === quiet }
-        defer { observed.remove(); silenced.remove() }
-
+        defer { observed.remove() }
         await OperationFixtures.run([posting])
+
         CourierNotifications.postsOperationNotifications = false
         defer { CourierNotifications.postsOperationNotifications = true }
+        let quiet = try await OperationFixtures.operation(URLConnectionOperation.self, "/bytes/8?seed=2")
+        let silenced = Observed([.courierOperationDidStart, .courierOperationDidFinish]) { $0 as AnyObject? === quiet }
+        defer { silenced.remove() }
         let completed = Recorder<Bool>()
         quiet.completionBlock = { completed.append(true) }
         await OperationFixtures.run([quiet])
@@ -59,8 +60,8 @@ struct CourierNotificationsTests {
         #expect(quiet.responseData == TestPayload.bytes(count: 8, seed: 2))
     }
 
-    @Test("an operation decides when it starts: switched off while it runs, it still posts its finish")
-    func operationDecidesAtStart() async throws {
+    @Test("an operation decides when it is made: switched off while it runs, it still posts its finish")
+    func operationDecidesWhenMade() async throws {
         let operation = try await OperationFixtures.operation(URLConnectionOperation.self, "/slow-body/4?delay=0.3")
         let observed = Observed([.courierOperationDidStart, .courierOperationDidFinish]) { $0 as AnyObject? === operation }
         defer { observed.remove(); CourierNotifications.postsOperationNotifications = true }
