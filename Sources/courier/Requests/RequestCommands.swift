@@ -26,6 +26,7 @@ struct RequestCommand: AsyncParsableCommand {
     @Argument(help: "The method, e.g. OPTIONS (sent as given: methods are case-sensitive).")
     var method: String
     @OptionGroup var options: RequestOptions
+    @OptionGroup var common: CommonRequestOptions
     @Flag(exclusivity: .exclusive) var bodyStyle: BodyStyle?
 
     func run() async throws {
@@ -34,7 +35,7 @@ struct RequestCommand: AsyncParsableCommand {
         guard !method.isEmpty, method.unicodeScalars.allSatisfy(token.contains) else {
             throw CLIFailure.usage("\"\(method)\" is not an HTTP method (letters, digits and !#$%&'*+-.^_`|~ only)")
         }
-        try await RequestRunner(method: method, options: options, bodyStyle: bodyStyle).run()
+        try await RequestRunner(method: method, options: options, given: common, bodyStyle: bodyStyle).run()
     }
 }
 
@@ -42,36 +43,41 @@ struct RequestCommand: AsyncParsableCommand {
 protocol RequestSubcommand: AsyncParsableCommand {
     static var method: String { get }
     var options: RequestOptions { get }
+    var common: CommonRequestOptions { get }
     var bodyStyle: BodyStyle? { get }
 }
 
 extension RequestSubcommand {
     var bodyStyle: BodyStyle? { nil }
-    func run() async throws { try await RequestRunner(method: Self.method, options: options, bodyStyle: bodyStyle).run() }
+    func run() async throws { try await RequestRunner(method: Self.method, options: options, given: common, bodyStyle: bodyStyle).run() }
 }
 
 struct GetCommand: RequestSubcommand {
     static let configuration = CommandConfiguration(commandName: "get", abstract: "Send a GET request.")
     static let method = "GET"
     @OptionGroup var options: RequestOptions
+    @OptionGroup var common: CommonRequestOptions
 }
 
 struct HeadCommand: RequestSubcommand {
     static let configuration = CommandConfiguration(commandName: "head", abstract: "Send a HEAD request.")
     static let method = "HEAD"
     @OptionGroup var options: RequestOptions
+    @OptionGroup var common: CommonRequestOptions
 }
 
 struct DeleteCommand: RequestSubcommand {
     static let configuration = CommandConfiguration(commandName: "delete", abstract: "Send a DELETE request.")
     static let method = "DELETE"
     @OptionGroup var options: RequestOptions
+    @OptionGroup var common: CommonRequestOptions
 }
 
 struct PostCommand: RequestSubcommand {
     static let configuration = CommandConfiguration(commandName: "post", abstract: "Send a POST request with a body.")
     static let method = "POST"
     @OptionGroup var options: RequestOptions
+    @OptionGroup var common: CommonRequestOptions
     @Flag(exclusivity: .exclusive) var bodyStyle: BodyStyle?
 }
 
@@ -79,6 +85,7 @@ struct PutCommand: RequestSubcommand {
     static let configuration = CommandConfiguration(commandName: "put", abstract: "Send a PUT request with a body.")
     static let method = "PUT"
     @OptionGroup var options: RequestOptions
+    @OptionGroup var common: CommonRequestOptions
     @Flag(exclusivity: .exclusive) var bodyStyle: BodyStyle?
 }
 
@@ -86,5 +93,6 @@ struct PatchCommand: RequestSubcommand {
     static let configuration = CommandConfiguration(commandName: "patch", abstract: "Send a PATCH request with a body.")
     static let method = "PATCH"
     @OptionGroup var options: RequestOptions
+    @OptionGroup var common: CommonRequestOptions
     @Flag(exclusivity: .exclusive) var bodyStyle: BodyStyle?
 }

@@ -8,16 +8,19 @@ import FoundationNetworking
 struct RequestRunner {
     let method: String
     let options: RequestOptions
+    /// The common options as given (a `--session` may lend more).
+    let given: CommonRequestOptions
     let bodyStyle: BodyStyle?
 
     func run() async throws {
         try options.check()
+        try given.check()
         let items = try options.items.map(RequestItem.init(parsing:))
         let body = try BodyInput.read(raw: options.raw, contentType: options.contentType, ignoringStandardInput: options.ignoreStdin)
         let requestURL = URL(string: options.url)
         var session = try options.kept.open(for: requestURL)
         session?.warnIfWithheld(from: requestURL)
-        let common = session?.lending(to: options.common, for: requestURL) ?? options.common
+        let common = session?.lending(to: given, for: requestURL) ?? given
         let sessionHeaders = session?.headers(for: requestURL) ?? [:]
         let request = try buildRequest(items: items, body: body, common: common, sessionHeaders: sessionHeaders)
         let itemHeaders = items.compactMap { item -> HeaderOption? in
@@ -25,7 +28,7 @@ struct RequestRunner {
             return HeaderOption(name: name, value: value)
         }
         let confinement = SessionHeaderConfinement(
-            lent: sessionHeaders, to: requestURL, except: try options.common.header.map(HeaderOption.init(parsing:)) + itemHeaders
+            lent: sessionHeaders, to: requestURL, except: try given.header.map(HeaderOption.init(parsing:)) + itemHeaders
         )
         let isTerminal = DisplayOptions.standardOutputIsTerminal
         let selection = try options.display.selection(verbose: options.verbose, standardOutputIsTerminal: isTerminal)
@@ -34,7 +37,7 @@ struct RequestRunner {
             streamsLines: options.display.stream, isTerminal: isTerminal
         )
         let credential = try common.challengeCredential()
-        let transportConfiguration = try options.common.transportConfiguration(timeout: try options.timeout)
+        let transportConfiguration = try given.transportConfiguration(timeout: try options.timeout)
         let output = try options.output.map(OutputFile.checked(path:))
 
         if options.printCurl {
@@ -43,10 +46,10 @@ struct RequestRunner {
             curl.followsRedirects = options.follow
             curl.maximumRedirects = try options.follow ? options.maxRedirects : nil
             curl.outputFile = output
-            try options.common.tls.apply(to: &curl)
-            curl.proxy = options.common.network.proxy
-            curl.noProxy = options.common.network.noproxy
-            curl.unixSocketPath = options.common.network.unixSocket
+            try given.tls.apply(to: &curl)
+            curl.proxy = given.network.proxy
+            curl.noProxy = given.network.noproxy
+            curl.unixSocketPath = given.network.unixSocket
             try StandardStreams.write(request.cURLDescription(options: curl) + "\n")
             return
         }
@@ -64,9 +67,9 @@ struct RequestRunner {
         if let credential {
             configuration.challengeHandler = { challenge in credential.answer(challenge, originalURL: request.url) }
         }
-        let limit = try options.common.retry
+        let limit = try given.retry
         if limit > 0 {
-            configuration.interceptors = try options.common.retryInterceptors
+            configuration.interceptors = try given.retryInterceptors
             configuration.willRetry = { event in
                 StandardStreams.writeError(CommonRequestOptions.retryLine(event, limit: limit) + "\n")
             }
@@ -102,7 +105,7 @@ struct RequestRunner {
         do {
             let result = try outcome.get()
             try await printResponse(result, output: output, printer: printer, selection: selection)
-            try session?.save(given: options.common, itemHeaders: itemHeaders, for: requestURL)
+            try session?.save(given: given, itemHeaders: itemHeaders, for: requestURL)
             try? await transport.shutdown()
             if options.checkStatus && result.response.statusCode >= 400 {
                 throw CLIFailure(status: .httpError, message: "HTTP \(result.response.statusCode) from \(result.request.url?.absoluteString ?? options.url)")
