@@ -1,6 +1,19 @@
 /// Header fields with case-insensitive names, remembering the spelling last used for each.
 struct HTTPHeaderFields: Equatable, Sendable {
-    private var fields: [String: (name: String, value: String)] = [:]
+    /// A field as it was set, with the name as Foundation stores it on a request.
+    struct Field: Sendable {
+        var name: String
+        var value: String
+        /// `name.capitalized`: what `URLRequest.setValue(_:forHTTPHeaderField:)` would store. Worked out when the field
+        /// is set, not for every request (`capitalized` is one of the costlier calls on the request path).
+        var storedName: String
+        /// Whether Foundation takes the value as it is: no CR, LF or NUL (Foundation's own check, which also allows a
+        /// folded line, decides the rare others).
+        var isPlain: Bool
+    }
+
+    /// Keyed by the lowercased name.
+    private(set) var fields: [String: Field] = [:]
 
     static func == (lhs: HTTPHeaderFields, rhs: HTTPHeaderFields) -> Bool {
         lhs.dictionary == rhs.dictionary
@@ -10,7 +23,12 @@ struct HTTPHeaderFields: Equatable, Sendable {
     subscript(name: String) -> String? {
         get { fields[name.lowercased()]?.value }
         set {
-            if let newValue { fields[name.lowercased()] = (name, newValue) } else { fields[name.lowercased()] = nil }
+            guard let newValue else {
+                fields[name.lowercased()] = nil
+                return
+            }
+            let isPlain = !newValue.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 }
+            fields[name.lowercased()] = Field(name: name, value: newValue, storedName: name.capitalized, isPlain: isPlain)
         }
     }
 

