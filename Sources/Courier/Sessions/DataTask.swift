@@ -102,6 +102,8 @@ public class DataTask: SessionTask, @unchecked Sendable {
         let serialized = error == nil ? serialization.take { .body(response, data) } : nil
         let handler = completionHandler
         let posts = postsNotifications
+        // Nothing to run on the completion queue (an async caller, notifications off): no hop to it.
+        guard handler != nil || posts else { return }
         manager.completionContext.deliver { [self] in
             let object = serialized?.object
             let finalError = error ?? serialized?.error

@@ -260,6 +260,8 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         let location = self.location
         let handler = completionHandler
         let posts = postsNotifications
+        // Nothing to run on the completion queue (an async caller, notifications off): no hop to it.
+        guard handler != nil || posts else { return }
         manager.completionContext.deliver { [self] in
             handler?(response, error == nil ? location : nil, error)
             guard posts else { return }

@@ -104,4 +104,29 @@ struct CourierNotificationsTests {
         #expect(observed.names.count == 4, "nothing more was posted: \(observed.names)")
         #expect(handled.all == [TestPayload.bytes(count: 8, seed: 4)])
     }
+
+    @Test("an async call with task notifications off sends nothing to the completion queue")
+    func asyncCallWithoutNotificationsSkipsTheCompletionQueue() async throws {
+        let manager = SessionFixtures.manager()
+        manager.responseSerializer = HTTPResponseSerializer()
+        // A completion queue that runs nothing: a block sent to it stays in the group.
+        let held = DispatchQueue(label: "held completion queue")
+        held.suspend()
+        let group = DispatchGroup()
+        manager.completionQueue = held
+        manager.completionGroup = group
+        defer { held.resume() }
+
+        CourierNotifications.postsTaskNotifications = false
+        defer { CourierNotifications.postsTaskNotifications = true }
+        let quiet = manager.dataTask(with: try await SessionFixtures.request("/bytes/8?seed=5"), completionHandler: nil)
+        #expect(try await quiet.value == TestPayload.bytes(count: 8, seed: 5))
+        #expect(group.wait(timeout: .now()) == .success, "no block waits on the completion queue")
+
+        // With the notifications on, the did-complete is posted there (so the group holds one block).
+        CourierNotifications.postsTaskNotifications = true
+        let posting = manager.dataTask(with: try await SessionFixtures.request("/bytes/8?seed=6"), completionHandler: nil)
+        _ = try await posting.value
+        #expect(group.wait(timeout: .now()) == .timedOut, "the notifications went to the completion queue")
+    }
 }
