@@ -30,9 +30,13 @@ struct FaultResource: Sendable, Equatable {
     /// The whole representation.
     var bytes: Data {
         var generator = SplitMix64(seed: seed)
-        var data = Data(capacity: length + 8)
-        while data.count < length {
-            withUnsafeBytes(of: generator.next().littleEndian) { data.append(contentsOf: $0) }
+        let words = (length + 7) / 8
+        // Written in place: appending eight bytes at a time made this a sixth of the fuzzer's CPU in a debug build.
+        var data = Data(count: words * 8)
+        data.withUnsafeMutableBytes { buffer in
+            for word in 0..<words {
+                buffer.storeBytes(of: generator.next().littleEndian, toByteOffset: word * 8, as: UInt64.self)
+            }
         }
         return data.prefix(length)
     }
