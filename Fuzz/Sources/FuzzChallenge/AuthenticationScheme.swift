@@ -1,1 +1,1 @@
-../../../Sources/Courier/Exchange/Authentication/AuthenticationScheme.swift
+../../../Sources/Courier/Authentication/AuthenticationScheme.swift

@@ -1,1 +1,1 @@
-../../../Sources/Courier/Exchange/Authentication/ChallengeParser.swift
+../../../Sources/Courier/Authentication/ChallengeParser.swift

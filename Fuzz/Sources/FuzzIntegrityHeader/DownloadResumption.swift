@@ -1,1 +1,1 @@
-../../../Sources/Courier/Exchange/Resumption/DownloadResumption.swift
+../../../Sources/Courier/Resumption/DownloadResumption.swift

@@ -1,1 +1,1 @@
-../../../Sources/Courier/Exchange/Redirects/RedirectRule.swift
+../../../Sources/Courier/Redirects/RedirectRule.swift

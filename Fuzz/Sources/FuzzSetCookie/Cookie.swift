@@ -1,1 +1,1 @@
-../../../Sources/Courier/Exchange/Cookies/Cookie.swift
+../../../Sources/Courier/Cookies/Cookie.swift

@@ -1,1 +1,1 @@
-../../../Sources/Courier/Exchange/Cookies/CookieJar.swift
+../../../Sources/Courier/Cookies/CookieJar.swift

@@ -1,1 +1,1 @@
-../../../Sources/Courier/Exchange/Cookies/PublicSuffixList.swift
+../../../Sources/Courier/Cookies/PublicSuffixList.swift

@@ -1,1 +1,1 @@
-../../../Sources/Courier/Exchange/Cookies/SetCookieParser.swift
+../../../Sources/Courier/Cookies/SetCookieParser.swift
