@@ -12,6 +12,13 @@ extension AsyncHTTPClientTransport {
     public struct Configuration: Sendable {
         /// How long an unused pooled connection stays open. Default 60 s.
         public var idleConnectionTimeout: TimeInterval = 60
+        /// How long an HTTPS connection pool (there is one per security policy, host, port and proxy) may go without a
+        /// request before the transport shuts it down; it does so when it next makes a pool. Default 60 s.
+        public var idlePoolLifetime: TimeInterval = 60
+        /// How many HTTPS connection pools without a request in flight the transport keeps at most: making one more
+        /// shuts the least recently used idle pool down. A pool with a request in flight is never shut down, so the
+        /// transport holds at most this many pools plus those in use, however many hosts it meets. Default 32.
+        public var maximumIdlePools: Int = 32
         /// The base TLS settings of every HTTPS connection (minimum version, ciphers, ALPN).
         /// Default: `TLSConfiguration.makeClientConfiguration()`.
         ///

@@ -41,6 +41,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         clients.shutdownInBackground()
     }
 
+    /// The HTTPS connection pools (engine clients), and how many carry a request now (for tests).
+    var httpsPoolCounts: (all: Int, busy: Int) { clients.httpsClientCounts }
+
     /// Cancels requests in flight and closes every connection of every pool. Calling it twice is harmless.
     public func shutdown() async throws {
         try await clients.shutdown()
@@ -150,7 +153,10 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         } catch {
             throw TransportError.urlError(for: error, url: url)
         }
-        try Task.checkCancellation()
+        if Task.isCancelled {
+            client.usage.end()
+            throw CancellationError()
+        }
 
         let connections = client.connections
         let ticket = connections.begin()
@@ -183,6 +189,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             // waiter must still hear of it, or it would wait for ever.
             if case .failure(let error) = result { delegate.engineTaskFailed(error) }
             fileRegions.requestEnded()
+            client.usage.end()
         }
         watch(delegate, request: request, eventLoop: task.eventLoop, queuedSince: queuedSince)
 
@@ -257,6 +264,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     ) throws -> (HTTPClient.Request, EngineClientPool.EngineClient) {
         let scheme = target.scheme
         let client = try clients.client(for: target)
+        // The client counts this request from here; a request that never reaches the engine ends here.
+        var built = false
+        defer { if !built { client.usage.end() } }
         var headers = HTTPHeaders()
         headers.reserveCapacity(request.headers.count)
         for (name, value) in request.headers {
@@ -296,6 +306,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             headers: headers,
             body: body
         )
+        built = true
         return (engineRequest, client)
     }
 }

@@ -12,6 +12,13 @@ import Synchronization
 /// the host name) needs a client per host; keying by policy identity means two policies never share a connection.
 /// The lookup on the request path is one dictionary read under a lock plus one atomic load; a client and its TLS
 /// configuration are made only for the first request to a host, or after the policy's trust roots changed.
+///
+/// HTTPS clients are bounded (a crawler or a long-running service meets any number of hosts, and each client holds
+/// about 46 KB and its idle connections): when the pool makes a client, it first shuts down the HTTPS clients that
+/// have had no request in flight for ``AsyncHTTPClientTransport/Configuration/idlePoolLifetime``, then, while more
+/// than ``AsyncHTTPClientTransport/Configuration/maximumIdlePools`` idle ones remain, the least recently used
+/// (``EngineClientUsage``). A client carrying a request is never shut down; the next request to its host makes a new
+/// one. The plain-HTTP clients (one, and one per proxy) are few and stay.
 final class EngineClientPool: Sendable {
     /// One engine client (connection pool) and the tracker of the connections it makes.
     struct EngineClient: Sendable {
@@ -23,6 +30,9 @@ final class EngineClientPool: Sendable {
         var proxy: ProxyServer? = nil
         /// The server-trust handlers of the requests waiting on this client (HTTPS only).
         var trustAnswerers: ServerTrustAnswerers? = nil
+        /// Its requests in flight and when it was last used: the caller of ``EngineClientPool/client(for:)`` ends the
+        /// request it was given the client for with `usage.end()`, exactly once.
+        var usage = EngineClientUsage()
 
         /// Whether requests go to an HTTP proxy that forwards them (plain HTTP): the request's URL must then name the
         /// proxy, and its `Host` header the origin (see ``AbsoluteFormRequestWriter``).
@@ -78,6 +88,10 @@ final class EngineClientPool: Sendable {
     private let configuration: AsyncHTTPClientTransport.Configuration
     private let hostPolicies: [String: SecurityPolicy]
     private let state = Mutex(State())
+    /// ``AsyncHTTPClientTransport/Configuration/idlePoolLifetime`` in nanoseconds (at least 0).
+    private let idleLifetime: UInt64
+    /// ``AsyncHTTPClientTransport/Configuration/maximumIdlePools`` (at least 0).
+    private let maximumIdleClients: Int
 
     init(configuration: AsyncHTTPClientTransport.Configuration, eventLoopGroup: any EventLoopGroup) {
         self.configuration = configuration
@@ -88,6 +102,9 @@ final class EngineClientPool: Sendable {
             hostPolicies[host.lowercased()] = policy
         }
         self.hostPolicies = hostPolicies
+        let lifetime = configuration.idlePoolLifetime
+        idleLifetime = lifetime.isFinite && lifetime > 0 ? UInt64(min(lifetime, 365 * 86_400) * 1_000_000_000) : 0
+        maximumIdleClients = max(0, configuration.maximumIdlePools)
         let connections = ConnectionEstablishmentTracker(isSecure: false)
         self.plainClient = EngineClient(
             client: HTTPClient(
@@ -111,9 +128,12 @@ final class EngineClientPool: Sendable {
         guard target.scheme == "https" else {
             guard let proxy else {
                 guard !state.withLock({ $0.isShutDown }) else { throw HTTPClientError.alreadyShutdown }
+                plainClient.usage.begin()
                 return plainClient
             }
-            return try plainClient(through: proxy)
+            let client = try plainClient(through: proxy)
+            client.usage.begin()
+            return client
         }
         return try client(forHTTPSHost: target.host, port: target.port, proxy: proxy)
     }
@@ -159,6 +179,13 @@ final class EngineClientPool: Sendable {
         return eventLoops[index]
     }
 
+    /// The HTTPS clients, and how many of them carry a request now (for tests).
+    var httpsClientCounts: (all: Int, busy: Int) {
+        state.withLock { state in
+            (state.entries.count, state.entries.values.count { $0.client.usage.idleSince == nil })
+        }
+    }
+
     /// Whether ``shutdown()`` was called: a request that fails from then on failed because of it.
     var isShutDown: Bool { state.withLock { $0.isShutDown } }
 
@@ -177,6 +204,7 @@ final class EngineClientPool: Sendable {
         let revision = policy.tlsStackRequirementsRevision
         let current = state.withLock { state -> EngineClient? in
             guard let entry = state.entries[key], entry.requirementsRevision == revision else { return nil }
+            entry.client.usage.begin()
             return entry.client
         }
         if let current { return current }
@@ -239,6 +267,9 @@ final class EngineClientPool: Sendable {
         let evaluation = TLSHandshakeEvaluation(policy: policy, domain: key.host)
         let configuration = self.configuration
         let group = eventLoopGroup
+        var evicted: [HTTPClient] = []
+        // Shut down outside the lock, without waiting: an evicted client carries no request.
+        defer { for client in evicted { client.shutdown { _ in } } }
         return try state.withLock { state throws -> EngineClient in
             guard !state.isShutDown else { throw HTTPClientError.alreadyShutdown }
             if let entry = state.entries[key] {
@@ -246,11 +277,13 @@ final class EngineClientPool: Sendable {
                     state.entries[key] = Entry(
                         policy: policy, requirementsRevision: revision, requirements: entry.requirements, client: entry.client
                     )
+                    entry.client.usage.begin()
                     return entry.client
                 }
                 state.retired.append(entry.client)
                 state.entries[key] = nil
             }
+            evicted = evictIdleClients(from: &state.entries)
             let connections = ConnectionEstablishmentTracker(isSecure: true)
             let answerers = ServerTrustAnswerers()
             let client = EngineClient(
@@ -274,8 +307,27 @@ final class EngineClientPool: Sendable {
             state.entries[key] = Entry(
                 policy: policy, requirementsRevision: revision, requirements: evaluation.requirements, client: client
             )
+            client.usage.begin()
             return client
         }
+    }
+
+    /// Removes from `entries` the HTTPS clients idle longer than ``idleLifetime``, then the least recently used idle
+    /// ones while ``maximumIdleClients`` or more remain (the caller is about to add one); returns their engine clients.
+    private func evictIdleClients(from entries: inout [Key: Entry]) -> [HTTPClient] {
+        let now = NIODeadline.now().uptimeNanoseconds
+        let cutoff = now > idleLifetime ? now - idleLifetime : 0
+        var expired: [Key] = []
+        var idle: [(key: Key, since: UInt64)] = []
+        for (key, entry) in entries {
+            guard let since = entry.client.usage.idleSince else { continue }
+            if since <= cutoff { expired.append(key) } else { idle.append((key, since)) }
+        }
+        if idle.count >= maximumIdleClients {
+            idle.sort { $0.since < $1.since }
+            expired += idle.prefix(idle.count - maximumIdleClients + 1).map(\.key)
+        }
+        return expired.compactMap { entries.removeValue(forKey: $0)?.client.client }
     }
 
     private static func tlsConfiguration(

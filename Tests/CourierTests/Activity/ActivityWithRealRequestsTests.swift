@@ -19,9 +19,9 @@ struct ActivityWithRealRequestsTests {
 
         let exchange = Exchange(request: URLRequest(url: try await Fixtures.url("/delay/1")), configuration: .init(transport: Fixtures.transport))
         let result = Task { try await exchange.result() }
-        #expect(await OperationFixtures.wait { manager.isNetworkActivityIndicatorVisible }, "shown after the activation delay")
+        #expect(await eventually { manager.isNetworkActivityIndicatorVisible }, "shown after the activation delay")
         #expect(try await result.value.response.statusCode == 200)
-        #expect(await OperationFixtures.wait { changes.withLock { $0 } == [true, false] }, "\(changes.withLock { $0 })")
+        #expect(await eventually { changes.withLock { $0 } == [true, false] }, "\(changes.withLock { $0 })")
     }
 
     /// AFNetworking 2.0's default: even a short request shows the indicator, which goes away 0.17 s later.
@@ -32,7 +32,7 @@ struct ActivityWithRealRequestsTests {
         manager.isEnabled = true
         defer { manager.isEnabled = false }
         _ = try await Fixtures.exchange("/get")
-        #expect(await OperationFixtures.wait { changes.withLock { $0 } == [true, false] }, "\(changes.withLock { $0 })")
+        #expect(await eventually { changes.withLock { $0 } == [true, false] }, "\(changes.withLock { $0 })")
     }
 
     /// With an activation delay, a request shorter than it never shows the indicator — while the manager did count
@@ -45,9 +45,9 @@ struct ActivityWithRealRequestsTests {
         manager.isEnabled = true
         defer { manager.isEnabled = false }
         let request = Task { try await Fixtures.exchange("/delay/0.3") }
-        #expect(await OperationFixtures.wait { manager.activityCount == 1 }, "the request was not counted")
+        #expect(await eventually { manager.activityCount == 1 }, "the request was not counted")
         _ = try await request.value
-        #expect(await OperationFixtures.wait { manager.activityCount == 0 })
+        #expect(await eventually { manager.activityCount == 0 })
         try await Task.sleep(for: .milliseconds(1100))
         #expect(changes.withLock { $0 }.isEmpty)
     }

@@ -171,9 +171,9 @@ struct NetworkActivityIndicatorManagerTests {
         manager.isEnabled = true
         manager.incrementActivityCount()
         // Waits for the events, not a time: on a busy machine the main queue can be late by more than the delays.
-        #expect(await OperationFixtures.wait { manager.isNetworkActivityIndicatorVisible && log.values == [true] })
+        #expect(await eventually { manager.isNetworkActivityIndicatorVisible && log.values == [true] })
         manager.decrementActivityCount()
-        #expect(await OperationFixtures.wait { !manager.isNetworkActivityIndicatorVisible && log.values.count == 2 })
+        #expect(await eventually { !manager.isNetworkActivityIndicatorVisible && log.values.count == 2 })
         #expect(log.values == [true, false])
     }
 }

@@ -68,7 +68,7 @@ struct ConnectionTimingTests {
         let transport = AsyncHTTPClientTransport(configuration: settings)
         defer { Task { try? await transport.shutdown(); await server.stop() } }
         async let first = Exchange(request: URLRequest(url: server.url("/slow?seconds=2"), timeoutInterval: 5), configuration: .init(transport: transport)).result()
-        #expect(await OperationFixtures.wait { server.requests.count == 1 }, "the first request holds the only connection")
+        #expect(await eventually { server.requests.count == 1 }, "the first request holds the only connection")
         let start = ContinuousClock.now
         let error = await #expect(throws: URLError.self) {
             _ = try await Exchange(request: URLRequest(url: server.url(path), timeoutInterval: timeout), configuration: .init(transport: transport)).result()

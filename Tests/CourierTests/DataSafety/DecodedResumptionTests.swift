@@ -115,7 +115,7 @@ struct DecodedResumptionTests {
         operation.outputFileURL = file
         PauseTrigger(threshold: 4096).install(on: operation)
         OperationQueue().addOperation(operation)
-        try #require(await OperationFixtures.wait { operation.isPaused || operation.isFinished })
+        try #require(await eventually { operation.isPaused || operation.isFinished })
         try #require(operation.isPaused, "\(String(describing: operation.error))")
         let archive = operation.makeArchive()
         #expect(archive.response?.decodedContentCoding == "gzip")

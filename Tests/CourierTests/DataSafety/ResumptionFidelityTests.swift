@@ -143,7 +143,7 @@ struct ResumptionFidelityTests {
         }
         OperationQueue().addOperation(operation)
         if scenario.name != "unasked-206" {
-            try #require(await OperationFixtures.wait { operation.isPaused || operation.isFinished })
+            try #require(await eventually { operation.isPaused || operation.isFinished })
             try #require(operation.isPaused, "\(String(describing: operation.error))")
             operation.resume()
         }

@@ -52,7 +52,7 @@ struct CourierNotificationsTests {
         let completed = Recorder<Bool>()
         quiet.completionBlock = { completed.append(true) }
         await OperationFixtures.run([quiet])
-        #expect(await OperationFixtures.wait { completed.all == [true] }, "the completion block ran")
+        #expect(await eventually { completed.all == [true] }, "the completion block ran")
         await drain(.main)
 
         #expect(observed.names == ["CourierOperationDidStart", "CourierOperationDidFinish"])
@@ -66,7 +66,7 @@ struct CourierNotificationsTests {
         let observed = Observed([.courierOperationDidStart, .courierOperationDidFinish]) { $0 as AnyObject? === operation }
         defer { observed.remove(); CourierNotifications.postsOperationNotifications = true }
         OperationQueue().addOperation(operation)
-        #expect(await OperationFixtures.wait { operation.isExecuting })
+        #expect(await eventually { operation.isExecuting })
         CourierNotifications.postsOperationNotifications = false
         await operation.finished()
         await drain(.main)
@@ -99,7 +99,7 @@ struct CourierNotificationsTests {
         quiet.suspend()
         quiet.resume()
         _ = try await quiet.value
-        #expect(await OperationFixtures.wait { handled.all.count == 1 }, "the completion handler ran")
+        #expect(await eventually { handled.all.count == 1 }, "the completion handler ran")
         await drain(SessionFixtures.completionQueue)
         #expect(observed.names.count == 4, "nothing more was posted: \(observed.names)")
         #expect(handled.all == [TestPayload.bytes(count: 8, seed: 4)])

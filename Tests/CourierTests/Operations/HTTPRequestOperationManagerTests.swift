@@ -29,7 +29,7 @@ struct HTTPRequestOperationManagerTests {
         // The reachability manager watches the base URL's host (127.0.0.1 here) and is already monitoring.
         let reachability = try #require(manager.reachabilityManager)
         #expect(reachability !== NetworkReachabilityManager.shared)
-        #expect(await OperationFixtures.wait { reachability.networkReachabilityStatus == .reachableViaWiFi },
+        #expect(await eventually { reachability.networkReachabilityStatus == .reachableViaWiFi },
                 "\(reachability.networkReachabilityStatus)")
         #expect(HTTPRequestOperationManager().reachabilityManager === NetworkReachabilityManager.shared)
     }
@@ -54,7 +54,7 @@ struct HTTPRequestOperationManagerTests {
         default: manager.DELETE("items", parameters: parameters, success: success, failure: failure)
         }
         #expect(operation != nil)
-        #expect(await OperationFixtures.wait { result.withLock { $0 != nil } })
+        #expect(await eventually { result.withLock { $0 != nil } })
         let json = try #require(result.withLock { $0?.object })
         #expect(json["method"] as? String == method)
         #expect((json["url"] as? String)?.contains("/anything/items") == true)
@@ -73,7 +73,7 @@ struct HTTPRequestOperationManagerTests {
             Issue.record("HEAD failed: \(error)")
             done.store(-1, ordering: .releasing)
         })
-        #expect(await OperationFixtures.wait { done.load(ordering: .acquiring) != 0 })
+        #expect(await eventually { done.load(ordering: .acquiring) != 0 })
         #expect(done.load(ordering: .acquiring) == 200)
         #expect(operation?.request.httpMethod == "HEAD")
     }
@@ -91,7 +91,7 @@ struct HTTPRequestOperationManagerTests {
             Issue.record("upload failed: \(error)")
             result.withLock { $0 = JSONBox(object: nil) }
         })
-        #expect(await OperationFixtures.wait { result.withLock { $0 != nil } })
+        #expect(await eventually { result.withLock { $0 != nil } })
         let json = try #require(result.withLock { $0?.object })
         let parts = try #require(json["parts"] as? [[String: Any]])
         #expect(parts.count == 2)
@@ -111,7 +111,7 @@ struct HTTPRequestOperationManagerTests {
             failed.store(true, ordering: .releasing)
         })
         #expect(operation == nil)
-        #expect(await OperationFixtures.wait { failed.load(ordering: .acquiring) })
+        #expect(await eventually { failed.load(ordering: .acquiring) })
     }
 
     @Test("async twin returns the JSON")

@@ -18,7 +18,7 @@ struct HTTPRequestOperationResumeTests {
         trigger.install(on: operation)
         let queue = OperationQueue()
         queue.addOperation(operation)
-        #expect(await OperationFixtures.wait { operation.isPaused || operation.isFinished })
+        #expect(await eventually { operation.isPaused || operation.isFinished })
         try #require(operation.isPaused, "the transfer ended before the pause")
         try await Task.sleep(for: .milliseconds(20))
         whilePaused(operation)
@@ -122,7 +122,7 @@ struct HTTPRequestOperationResumeTests {
         let operation = try await OperationFixtures.operation(HTTPRequestOperation.self, "/download/\(length)?rate=\(length / 4)")
         if toFile { operation.outputFileURL = file }
         OperationQueue().addOperation(operation)
-        try #require(await OperationFixtures.wait { operation.totalBytesRead > 0 })
+        try #require(await eventually { operation.totalBytesRead > 0 })
         var rounds = 0
         while !operation.isFinished, rounds < 20 {
             rounds += 1
@@ -134,7 +134,7 @@ struct HTTPRequestOperationResumeTests {
             }
             resumer.start()
             operation.pause()
-            #expect(await OperationFixtures.wait { operation.isExecuting || operation.isFinished })
+            #expect(await eventually { operation.isExecuting || operation.isFinished })
             try await Task.sleep(for: .milliseconds(10))
         }
         await operation.finished()
@@ -152,7 +152,7 @@ struct HTTPRequestOperationResumeTests {
         let seen = Recorder<(Int, Int64, Int64)>()
         operation.setDownloadProgressBlock { seen.append(($0, $1, $2)) }
         await OperationFixtures.run([operation])
-        #expect(await OperationFixtures.wait { seen.all.last?.1 == Int64(count) })
+        #expect(await eventually { seen.all.last?.1 == Int64(count) })
         let all = seen.all
         #expect(all.count > 1)
         #expect(zip(all, all.dropFirst()).allSatisfy { $0.1 + Int64($1.0) == $1.1 })
@@ -170,7 +170,7 @@ struct HTTPRequestOperationResumeTests {
         let seen = Recorder<Int64>()
         operation.setUploadProgressBlock { _, total, _ in seen.append(total) }
         await OperationFixtures.run([operation])
-        #expect(await OperationFixtures.wait { seen.all.last == 300_000 })
+        #expect(await eventually { seen.all.last == 300_000 })
         #expect(seen.all == seen.all.sorted())
     }
 }

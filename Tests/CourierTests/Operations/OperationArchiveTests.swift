@@ -18,7 +18,7 @@ struct OperationArchiveTests {
         let trigger = PauseTrigger(threshold: 8 << 20)
         trigger.install(on: operation) { _ in }
         OperationQueue().addOperation(operation)
-        #expect(await OperationFixtures.wait(timeout: .seconds(30)) { trigger.hasFired || operation.isFinished })
+        #expect(await eventually(timeout: .seconds(30)) { trigger.hasFired || operation.isFinished })
         try #require(operation.isExecuting, "the download ended before it was archived")
 
         let archive = try JSONEncoder().encode(operation)
@@ -44,7 +44,7 @@ struct OperationArchiveTests {
         #expect(restored.error == nil)
         #expect(restored.response?.statusCode == 206)
         #expect(restored.totalBytesRead == Int64(length))
-        #expect(await OperationFixtures.wait { firstProgress.all.last == Int64(length) })
+        #expect(await eventually { firstProgress.all.last == Int64(length) })
         #expect((firstProgress.all.first ?? 0) > kept, "the restored download continued after the kept bytes")
         #expect(try sha256Hex(ofFile: file) == OperationFixtures.rangeSHA256(count: length))
     }
@@ -71,7 +71,7 @@ struct OperationArchiveTests {
         let trigger = PauseTrigger(threshold: 1 << 20)
         trigger.install(on: operation)
         OperationQueue().addOperation(operation)
-        #expect(await OperationFixtures.wait { operation.isPaused || operation.isFinished })
+        #expect(await eventually { operation.isPaused || operation.isFinished })
         try #require(operation.isPaused)
         try await Task.sleep(for: .milliseconds(50))
         let archive = try JSONEncoder().encode(operation)

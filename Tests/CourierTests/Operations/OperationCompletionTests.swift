@@ -46,7 +46,7 @@ struct OperationCompletionTests {
         }
         cancelled.cancel()
         await OperationFixtures.run([good, missing, cancelled])
-        #expect(await OperationFixtures.wait { outcomes.all.count == 3 })
+        #expect(await eventually { outcomes.all.count == 3 })
         #expect(Set(outcomes.all) == ["good success 16 main:true", "missing failure ResponseSerializationError", "cancelled failure cancelled"])
         #expect(missing.error is ResponseSerializationError)
         #expect(try await good.responseObject() as? Data == TestPayload.bytes(count: 16, seed: 2))
@@ -84,7 +84,7 @@ struct OperationCompletionTests {
         #expect(batch.last?.dependencies.count == 4)
         let queue = OperationQueue()
         for operation in batch { queue.addOperation(operation) }
-        #expect(await OperationFixtures.wait { done.load(ordering: .acquiring) })
+        #expect(await eventually { done.load(ordering: .acquiring) })
         let entries = log.all
         #expect(entries.last == "done 4 main:true")
         #expect(entries.filter { $0.hasPrefix("progress") } == (1...4).map { "progress \($0)/4" })
@@ -103,7 +103,7 @@ struct OperationCompletionTests {
         }
         #expect(batch.count == 1)
         OperationQueue().addOperation(batch[0])
-        #expect(await OperationFixtures.wait(timeout: .seconds(2)) { done.load(ordering: .acquiring) })
+        #expect(await eventually(timeout: .seconds(2)) { done.load(ordering: .acquiring) })
     }
 
     @Test("copy: request, blocks, queue and group, serializer; no output stream, completion block or state")
@@ -142,7 +142,7 @@ struct OperationCompletionTests {
         copy.responseSerializer = HTTPResponseSerializer()
         await OperationFixtures.run([copy])
         #expect(copy.responseData == TestPayload.bytes(count: 20, seed: 4))
-        #expect(await OperationFixtures.wait { progress.all.last == 20 }, "the copy kept the progress block")
+        #expect(await eventually { progress.all.last == 20 }, "the copy kept the progress block")
     }
 
     @Test("start and finish notifications on the main queue")
@@ -156,7 +156,7 @@ struct OperationCompletionTests {
         }
         defer { observers.forEach(NotificationCenter.default.removeObserver) }
         await OperationFixtures.run([operation])
-        #expect(await OperationFixtures.wait { seen.all.count == 2 })
+        #expect(await eventually { seen.all.count == 2 })
         #expect(seen.all == ["CourierOperationDidStart main:true", "CourierOperationDidFinish main:true"])
     }
 
@@ -168,7 +168,7 @@ struct OperationCompletionTests {
         URLConnectionOperation.sendAsynchronousRequest(URLRequest(url: url), queue: queue) { response, data, error in
             results.append("\((response as? HTTPURLResponse)?.statusCode ?? 0) \(data == TestPayload.bytes(count: 50, seed: 8)) \(error == nil) \(OperationQueue.current === queue)")
         }
-        #expect(await OperationFixtures.wait { !results.all.isEmpty })
+        #expect(await eventually { !results.all.isEmpty })
         try await Task.sleep(for: .milliseconds(20))
         #expect(results.all == ["200 true true true"])
         let (response, data) = try await URLConnectionOperation.sendAsynchronousRequest(URLRequest(url: url))
@@ -182,9 +182,9 @@ struct OperationCompletionTests {
         let handle = URLConnectionOperation.sendAsynchronousRequest(URLRequest(url: url), queue: nil) { _, _, error in
             results.append((error as? URLError)?.code)
         }
-        #expect(await OperationFixtures.wait { handle.isExecuting })
+        #expect(await eventually { handle.isExecuting })
         URLConnectionOperation.cancelAsynchronousRequest(handle)
-        #expect(await OperationFixtures.wait(timeout: .seconds(5)) { !results.all.isEmpty })
+        #expect(await eventually(timeout: .seconds(5)) { !results.all.isEmpty })
         try await Task.sleep(for: .milliseconds(20))
         #expect(results.all == [.cancelled])
     }
@@ -194,7 +194,7 @@ struct OperationCompletionTests {
         let operation = try await OperationFixtures.operation(HTTPRequestOperation.self, "/slow-body/10?delay=20")
         OperationQueue().addOperation(operation)
         let waiter = Task { _ = try await operation.responseObject() }
-        #expect(await OperationFixtures.wait { operation.isExecuting })
+        #expect(await eventually { operation.isExecuting })
         waiter.cancel()
         await #expect(throws: URLError.self) { try await waiter.value }
         #expect(operation.isCancelled && operation.isFinished)

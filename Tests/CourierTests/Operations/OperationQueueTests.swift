@@ -59,7 +59,7 @@ struct OperationQueueTests {
         await OperationFixtures.run([operation])
         #expect((operation.error as? URLError)?.code == .cancelled)
         #expect(operation.response == nil)
-        #expect(await OperationFixtures.wait { calls.load(ordering: .relaxed) == 1 })
+        #expect(await eventually { calls.load(ordering: .relaxed) == 1 })
     }
 
     @Test("cancelled during the transfer: stops at once")
@@ -67,7 +67,7 @@ struct OperationQueueTests {
         let operation = try await OperationFixtures.operation(URLConnectionOperation.self, "/slow-body/100?delay=20")
         let queue = OperationQueue()
         queue.addOperation(operation)
-        #expect(await OperationFixtures.wait { operation.isExecuting })
+        #expect(await eventually { operation.isExecuting })
         let started = ContinuousClock.now
         operation.cancel()
         await operation.finished()
@@ -101,7 +101,7 @@ struct OperationQueueTests {
         paused.cancel()
         await paused.finished()
         #expect((paused.error as? URLError)?.code == .cancelled)
-        #expect(await OperationFixtures.wait { queue.operationCount == 0 })
+        #expect(await eventually { queue.operationCount == 0 })
     }
 
     @Test("cancelled while paused mid-transfer: finishes with URLError(.cancelled) and leaves the queue")
@@ -109,13 +109,13 @@ struct OperationQueueTests {
         let operation = try await OperationFixtures.operation(URLConnectionOperation.self, "/slow-body/100?delay=20")
         let queue = OperationQueue()
         queue.addOperation(operation)
-        #expect(await OperationFixtures.wait { operation.isExecuting })
+        #expect(await eventually { operation.isExecuting })
         operation.pause()
         #expect(operation.isPaused && !operation.isReady && !operation.isExecuting && !operation.isFinished)
         operation.cancel()
         await operation.finished()
         #expect((operation.error as? URLError)?.code == .cancelled)
-        #expect(await OperationFixtures.wait { queue.operationCount == 0 })
+        #expect(await eventually { queue.operationCount == 0 })
     }
 
     @Test("pause before start, then resume: runs normally")

@@ -23,18 +23,6 @@ enum OperationFixtures {
         for operation in operations { await operation.finished() }
     }
 
-    /// Waits (polling, bounded) until `condition` holds; returns whether it did.
-    @discardableResult
-    static func wait(timeout: Duration = .seconds(10), until condition: @Sendable () -> Bool) async -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while clock.now < deadline {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return condition()
-    }
-
     /// The SHA-256 of the test server's `/range/:n` body, computed in slices (the body repeats the
     /// alphabet, so every slice of a multiple of 26 bytes is the same).
     static func rangeSHA256(count: Int) -> String {

@@ -68,7 +68,7 @@ struct HTTPSessionManagerTests {
         defer { manager.invalidateSessionCancelingTasks(true) }
         let watched = ObjectIdentifier(manager.reachabilityManager)
         #expect(manager.reachabilityManager !== NetworkReachabilityManager.shared)
-        #expect(await OperationFixtures.wait {
+        #expect(await eventually {
             posted.withLock { $0.contains { $0.0 == watched && $0.1 == .reachableViaWiFi } }
         }, "no reachability notification for the base URL's host")
     }
