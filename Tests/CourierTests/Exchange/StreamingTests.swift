@@ -101,8 +101,7 @@ struct StreamingTests {
         // Awaiting the head.
         let waiting = Exchange(request: URLRequest(url: try await Fixtures.url("/delay/5")), configuration: .init(transport: Fixtures.transport))
         waiting.start()
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(waiting.phase == .awaitingResponse)
+        #expect(await eventually { waiting.phase == .awaitingResponse })
         let started = ContinuousClock.now
         waiting.cancel()
         await #expect { _ = try await waiting.result() } throws: { ($0 as? URLError)?.code == .cancelled }

@@ -67,9 +67,8 @@ struct CallerTaskTests {
     @Test func exchangeCancelReachesARequestAwaitedInAnotherTask() async throws {
         let exchange = Exchange(request: URLRequest(url: try await Fixtures.url("/delay/5")), configuration: .init(transport: Fixtures.transport))
         let waiting = Task { try await exchange.result() }
-        while exchange.phase == .idle { try await Task.sleep(for: .milliseconds(5)) }
-        try await Task.sleep(for: .milliseconds(100))  // the request reaches the server, which holds it for 5 s
-        #expect(exchange.phase == .awaitingResponse)
+        // The request reaches the server, which holds it for 5 s.
+        #expect(await eventually { exchange.phase == .awaitingResponse })
         let cancelled = ContinuousClock.now
         exchange.cancel()
         await #expect { _ = try await waiting.value } throws: { ($0 as? URLError)?.code == .cancelled }

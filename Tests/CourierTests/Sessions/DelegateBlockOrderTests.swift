@@ -77,7 +77,7 @@ struct DelegateBlockOrderTests {
         let id = task.taskIdentifier
         task.resume()
         _ = await done.wait()
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { log.all.contains { $0.hasPrefix("notification(") } })
         let events = log.all
         #expect(!events.contains("OFF-QUEUE"))
         #expect(events.first == "redirect(\(id),302,/relative-redirect/1)" || events.first == "redirect(\(id),302,/redirect/1)")
@@ -98,7 +98,7 @@ struct DelegateBlockOrderTests {
         let payload = TestPayload.bytes(count: 1 << 20, seed: 11)
         let task = manager.uploadTask(with: try await SessionFixtures.request("/anything", method: "POST"), from: payload, completionHandler: nil)
         _ = try await task.value
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { log.all.contains { $0.hasPrefix("complete(") } })
         let id = task.taskIdentifier
         // A response to a POST is not stored (RFC 9111), so the will-cache block does not run, as in URLSession.
         #expect(log.collapsed == ["sent", "response", "data", "metrics", "complete"])
@@ -111,7 +111,7 @@ struct DelegateBlockOrderTests {
         let manager = Self.loggingManager(log)
         let task = manager.downloadTask(with: try await SessionFixtures.request("/bytes/300000?seed=3"), completionHandler: nil)
         _ = try await task.value
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { log.all.contains { $0.hasPrefix("complete(") } })
         let id = task.taskIdentifier
         #expect(log.collapsed == ["write", "finished", "metrics", "complete"])
         #expect(log.all.filter { $0.hasPrefix("write(") }.last?.hasSuffix(",300000,300000)") == true)
@@ -203,7 +203,7 @@ struct DelegateBlockOrderTests {
         task.suspend()
         task.resume()
         _ = try await task.value
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { log.all.count >= 3 })
         #expect(log.all == ["resume", "suspend", "resume"])
     }
 }

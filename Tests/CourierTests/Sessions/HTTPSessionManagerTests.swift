@@ -189,8 +189,7 @@ struct HTTPSessionManagerTests {
         let manager = SessionFixtures.manager()
         let task = manager.dataTask(with: try await SessionFixtures.request("/delay/10"), completionHandler: nil)
         let waiter = Task { try await task.value }
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(task.state == .running, "awaiting value resumed the task")
+        #expect(await eventually { task.state == .running }, "awaiting value resumed the task")
         let started = ContinuousClock.now
         waiter.cancel()
         await #expect(throws: URLError.self) { try await waiter.value }
@@ -200,11 +199,10 @@ struct HTTPSessionManagerTests {
 
         let http = try await Self.manager()
         let verb = Task { _ = try await http.get("/delay/10") }
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await eventually { !http.tasks.isEmpty })
         verb.cancel()
         await #expect(throws: URLError.self) { try await verb.value }
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(http.tasks.isEmpty)
+        #expect(await eventually { http.tasks.isEmpty })
     }
 
     @Test func progressUpdatesEndWithTheTask() async throws {

@@ -98,7 +98,7 @@ struct SessionInvalidationAndMetricsTests {
         manager.setTaskDidCompleteBlock { _, _, _ in order.append("complete") }
         let task = manager.dataTask(with: try await SessionFixtures.request("/redirect/1"), completionHandler: nil)
         let data = try await task.value
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { order.all.count == 2 })
         #expect(order.all == ["metrics", "complete"])
         let metrics = try #require(collected.withLock { $0 })
         #expect(metrics.redirectCount == 1)
@@ -134,7 +134,7 @@ struct SessionInvalidationAndMetricsTests {
         let collected = Mutex<SessionTaskMetrics?>(nil)
         manager.setTaskDidFinishCollectingMetricsBlock { _, _, metrics in collected.withLock { $0 = metrics } }
         _ = try await manager.dataTask(with: try await SessionFixtures.request("/redirect/1"), completionHandler: nil).value
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { collected.withLock { $0 } != nil })
         let metrics = try #require(collected.withLock { $0 })
         #expect(metrics.transactionMetrics.count == 2)
         let first = try #require(metrics.transactionMetrics.first)
@@ -165,7 +165,7 @@ struct SessionInvalidationAndMetricsTests {
         let url = try #require(URL(string: "bytes/2048", relativeTo: server.baseURL))
         let data = try await manager.dataTask(with: URLRequest(url: url), completionHandler: nil).value
         #expect(data.count == 2048)
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(await eventually { collected.withLock { $0 } != nil })
         let transaction = try #require(collected.withLock { $0 }?.transactionMetrics.first)
         let connectStart = try #require(transaction.connectStartDate)
         let secureEnd = try #require(transaction.secureConnectionEndDate)

@@ -32,8 +32,7 @@ struct SessionTaskKindsTests {
         #expect(task.countOfBytesReceived == Int64(task.responseData.count))
         #expect(task.progress.completedUnitCount == Int64(task.responseData.count))
         #expect(task.currentRequest?.url?.path == "/anything")
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(manager.tasks.isEmpty)
+        #expect(await eventually { manager.tasks.isEmpty })
     }
 
     @Test func uploadTaskFromDataReportsBytesSent() async throws {
