@@ -186,7 +186,9 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
     public final func makeRequest(method: String, urlString: String) throws -> URLRequest {
         guard let url = URL(string: urlString) else { throw RequestSerializationError.invalidURL(urlString) }
         var request = URLRequest(url: url)
-        request.httpMethod = method
+        // GET is a new request's method already; setting it again costs swift-corelibs-foundation a copy of the
+        // request and a normalization (about 1 % of a small GET's CPU).
+        if method != "GET" { request.httpMethod = method }
         settings.withLock { $0.configure(&request) }
         return request
     }
