@@ -13,7 +13,8 @@ extension AsyncHTTPClientTransport {
         /// How long an unused pooled connection stays open. Default 60 s.
         public var idleConnectionTimeout: TimeInterval = 60
         /// How long an HTTPS connection pool (there is one per security policy, host, port and proxy) may go without a
-        /// request before the transport shuts it down; it does so when it next makes a pool. Default 60 s.
+        /// request before the transport shuts it down; it does so when it next makes a pool. `0` shuts every idle pool
+        /// down then. Default 60 s.
         public var idlePoolLifetime: TimeInterval = 60
         /// How many HTTPS connection pools without a request in flight the transport keeps at most: making one more
         /// shuts the least recently used idle pool down. A pool with a request in flight is never shut down, so the

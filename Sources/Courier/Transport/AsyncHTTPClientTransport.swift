@@ -41,8 +41,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         clients.shutdownInBackground()
     }
 
-    /// The HTTPS connection pools (engine clients), and how many carry a request now (for tests).
-    var httpsPoolCounts: (all: Int, busy: Int) { clients.httpsClientCounts }
+    /// The HTTPS connection pools (engine clients), how many carry a request now, and how many were made (for tests).
+    var httpsPoolCounts: (all: Int, busy: Int, made: Int) { clients.httpsClientCounts }
 
     /// Cancels requests in flight and closes every connection of every pool. Calling it twice is harmless.
     public func shutdown() async throws {

@@ -32,7 +32,7 @@ final class EngineClientPool: Sendable {
         var trustAnswerers: ServerTrustAnswerers? = nil
         /// Its requests in flight and when it was last used: the caller of ``EngineClientPool/client(for:)`` ends the
         /// request it was given the client for with `usage.end()`, exactly once.
-        var usage = EngineClientUsage()
+        let usage = EngineClientUsage()
 
         /// Whether requests go to an HTTP proxy that forwards them (plain HTTP): the request's URL must then name the
         /// proxy, and its `Host` header the origin (see ``AbsoluteFormRequestWriter``).
@@ -74,8 +74,11 @@ final class EngineClientPool: Sendable {
         var entries: [Key: Entry] = [:]
         /// Plain-HTTP clients, one per proxy.
         var proxiedPlainClients: [ProxyServer: EngineClient] = [:]
-        /// Clients replaced after their policy's requirements changed; kept (finishing their requests) until shutdown.
+        /// Clients replaced after their policy's requirements changed; kept while they finish their requests (shut
+        /// down when idle, at the next client made, or at shutdown).
         var retired: [EngineClient] = []
+        /// How many HTTPS clients were made (for tests).
+        var made = 0
         var isShutDown = false
     }
 
@@ -103,7 +106,8 @@ final class EngineClientPool: Sendable {
         }
         self.hostPolicies = hostPolicies
         let lifetime = configuration.idlePoolLifetime
-        idleLifetime = lifetime.isFinite && lifetime > 0 ? UInt64(min(lifetime, 365 * 86_400) * 1_000_000_000) : 0
+        // At most a year (so also for `.infinity`); 0 (or less, or NaN): idle clients go whenever a client is made.
+        idleLifetime = lifetime.isNaN || lifetime <= 0 ? 0 : UInt64(min(lifetime, 365 * 86_400) * 1_000_000_000)
         maximumIdleClients = max(0, configuration.maximumIdlePools)
         let connections = ConnectionEstablishmentTracker(isSecure: false)
         self.plainClient = EngineClient(
@@ -179,10 +183,10 @@ final class EngineClientPool: Sendable {
         return eventLoops[index]
     }
 
-    /// The HTTPS clients, and how many of them carry a request now (for tests).
-    var httpsClientCounts: (all: Int, busy: Int) {
+    /// The HTTPS clients, how many of them carry a request now, and how many were made (for tests).
+    var httpsClientCounts: (all: Int, busy: Int, made: Int) {
         state.withLock { state in
-            (state.entries.count, state.entries.values.count { $0.client.usage.idleSince == nil })
+            (state.entries.count, state.entries.values.count { $0.client.usage.idleSince == nil }, state.made)
         }
     }
 
@@ -284,6 +288,13 @@ final class EngineClientPool: Sendable {
                 state.entries[key] = nil
             }
             evicted = evictIdleClients(from: &state.entries)
+            // A retired client gets no new request: once idle it is of no use.
+            var busyRetired: [EngineClient] = []
+            for retired in state.retired {
+                if retired.usage.idleSince == nil { busyRetired.append(retired) } else { evicted.append(retired.client) }
+            }
+            state.retired = busyRetired
+            state.made += 1
             let connections = ConnectionEstablishmentTracker(isSecure: true)
             let answerers = ServerTrustAnswerers()
             let client = EngineClient(

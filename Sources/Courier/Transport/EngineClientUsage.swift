@@ -16,19 +16,21 @@ final class EngineClientUsage: Sendable {
         lastActive = Atomic(now)
     }
 
-    /// One more request carried; called by the pool under its lock.
+    /// One more request carried; called by the pool as it hands the client out (under its lock for the HTTPS clients,
+    /// the only ones it shuts down).
     func begin() {
         requests.add(1, ordering: .relaxed)
     }
 
     /// A request ended (its engine task completed, or it failed before reaching the engine).
     func end() {
+        // Released after the time is stored: a sweep that reads no request in flight (acquiring) reads this time too.
         lastActive.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
-        requests.subtract(1, ordering: .relaxed)
+        requests.subtract(1, ordering: .releasing)
     }
 
     /// When the client last carried a request, if it carries none now; `nil` while one is in flight.
     var idleSince: UInt64? {
-        requests.load(ordering: .relaxed) == 0 ? lastActive.load(ordering: .relaxed) : nil
+        requests.load(ordering: .acquiring) == 0 ? lastActive.load(ordering: .relaxed) : nil
     }
 }
