@@ -19,6 +19,9 @@ extension AsyncHTTPClientTransport {
         /// How many HTTPS connection pools without a request in flight the transport keeps at most: making one more
         /// shuts the least recently used idle pool down. A pool with a request in flight is never shut down, so the
         /// transport holds at most this many pools plus those in use, however many hosts it meets. Default 32.
+        ///
+        /// AsyncHTTPClient frees most of a pool it shut down (about 1 MB, its TLS context) only once
+        /// ``idleConnectionTimeout`` has passed: a client that meets many new hosts a second should lower that too.
         public var maximumIdlePools: Int = 32
         /// The base TLS settings of every HTTPS connection (minimum version, ciphers, ALPN).
         /// Default: `TLSConfiguration.makeClientConfiguration()`.
