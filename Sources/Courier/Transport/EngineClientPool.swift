@@ -15,9 +15,9 @@ import Synchronization
 ///
 /// HTTPS clients are bounded (a crawler or a long-running service meets any number of hosts, and each client holds
 /// about 46 KB and its idle connections): when the pool makes a client, it first shuts down the HTTPS clients that
-/// have had no request in flight for ``AsyncHTTPClientTransport/Configuration/idlePoolLifetime``, then, while more
-/// than ``AsyncHTTPClientTransport/Configuration/maximumIdlePools`` idle ones remain, the least recently used
-/// (``EngineClientUsage``). A client carrying a request is never shut down; the next request to its host makes a new
+/// have had no request in flight for ``AsyncHTTPClientTransport/Configuration/idlePoolLifetime``, then, while
+/// ``AsyncHTTPClientTransport/Configuration/maximumIdlePools`` or more idle ones remain, the least recently used
+/// (``EngineClientUsage``), so that with the new one there are at most that many. A client carrying a request is never shut down; the next request to its host makes a new
 /// one. The plain-HTTP clients (one, and one per proxy) are few and stay.
 final class EngineClientPool: Sendable {
     /// One engine client (connection pool) and the tracker of the connections it makes.
