@@ -13,7 +13,21 @@ struct HTTPHeaderFields: Equatable, Sendable {
     }
 
     /// Keyed by the lowercased name.
-    private(set) var fields: [String: Field] = [:]
+    private(set) var fields: [String: Field] = [:] {
+        didSet { refusal = Self.refusal(of: fields) }
+    }
+    /// Why these fields cannot be sent (`RequestHeaderCheck`), or `nil`: worked out when a field is set, not for every
+    /// request.
+    private(set) var refusal: RequestHeaderError?
+
+    private static func refusal(of fields: [String: Field]) -> RequestHeaderError? {
+        do {
+            try RequestHeaderCheck.check(fields.values.map { (name: $0.name, value: $0.value) })
+            return nil
+        } catch {
+            return error
+        }
+    }
 
     static func == (lhs: HTTPHeaderFields, rhs: HTTPHeaderFields) -> Bool {
         lhs.dictionary == rhs.dictionary

@@ -161,7 +161,7 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
     ///   that is not a token or a value with a control character (`URLRequest` would drop such a value without a
     ///   word on Linux, and the request would go out without it); any error of the parameter serialization.
     open func request(bySerializing request: URLRequest, withParameters parameters: Any?) throws -> URLRequest {
-        try RequestHeaderCheck.check(httpRequestHeaders.map { (name: $0.key, value: $0.value) })
+        if let refusal = settings.withLock({ $0.headers.refusal }) { throw refusal }
         var request = applyingDefaultHeaders(to: request)
         let inURI = encodesParametersInURI(request)
         if parameters == nil, inURI { return request }

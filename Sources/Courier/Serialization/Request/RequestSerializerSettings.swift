@@ -18,22 +18,26 @@ struct RequestSerializerSettings: Sendable {
     var queryStringSerialization: QueryStringSerialization = .style(.default)
 
     /// Copies the request-level settings onto `request`.
+    ///
+    /// Only the values that differ from the request's are set: on Linux each setter of a `URLRequest` goes through
+    /// its reference storage (and copies it when the request is shared).
     func configure(_ request: inout URLRequest) {
-        request.allowsCellularAccess = allowsCellularAccess
-        request.cachePolicy = cachePolicy
-        request.httpShouldHandleCookies = httpShouldHandleCookies
-        // Going through the existential copies the request's storage; do it only for a change.
-        if Self.pipelining(of: request) != httpShouldUsePipelining {
-            var pipelining: any PipeliningConfigurable = request
-            pipelining.httpShouldUsePipelining = httpShouldUsePipelining
-            if let configured = pipelining as? URLRequest { request = configured }
-        }
-        request.networkServiceType = networkServiceType
-        request.timeoutInterval = timeoutInterval
+        if request.allowsCellularAccess != allowsCellularAccess { request.allowsCellularAccess = allowsCellularAccess }
+        if request.cachePolicy != cachePolicy { request.cachePolicy = cachePolicy }
+        if request.httpShouldHandleCookies != httpShouldHandleCookies { request.httpShouldHandleCookies = httpShouldHandleCookies }
+        // swift-corelibs-foundation's default is `true`, AFNetworking's `false`: this one is set on almost every
+        // request, in place (a generic `inout`, not an existential, which would copy the request's storage).
+        if Self.pipelining(of: request) != httpShouldUsePipelining { Self.setPipelining(httpShouldUsePipelining, on: &request) }
+        if request.networkServiceType != networkServiceType { request.networkServiceType = networkServiceType }
+        if request.timeoutInterval != timeoutInterval { request.timeoutInterval = timeoutInterval }
     }
 
-    private static func pipelining(of request: URLRequest) -> Bool {
-        (request as any PipeliningConfigurable).httpShouldUsePipelining
+    private static func pipelining<Request: PipeliningConfigurable>(of request: Request) -> Bool {
+        request.httpShouldUsePipelining
+    }
+
+    private static func setPipelining<Request: PipeliningConfigurable>(_ value: Bool, on request: inout Request) {
+        request.httpShouldUsePipelining = value
     }
 
     /// Adds each default header the request does not already have.
