@@ -227,7 +227,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             delegate.cancel()
             throw URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])
         }
-        let body = ResponseBodyStream(EngineBody(producer: delegate.body, url: url)) { delegate.cancel() }
+        let body = ResponseBodyStream(EngineBody(reader: EngineBodyReader(delegate), url: url)) { delegate.cancel() }
         return TransportResponse(
             head: response, headerFields: head.headers.map { ($0.name, $0.value) }, body: body, httpVersion: version,
             connection: connection, staleConnectionRetries: staleConnectionRetries
@@ -383,20 +383,20 @@ extension AsyncHTTPClientTransport {
 
 /// The engine's backpressured body, as `Data` chunks with errors mapped to `URLError`.
 private struct EngineBody: AsyncSequence, Sendable {
-    let producer: StreamingResponseDelegate.BodyProducer
+    let reader: EngineBodyReader
     let url: URL
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(base: producer.makeAsyncIterator(), url: url)
+        Iterator(reader: reader, url: url)
     }
 
     struct Iterator: AsyncIteratorProtocol {
-        var base: StreamingResponseDelegate.BodyProducer.AsyncIterator
+        let reader: EngineBodyReader
         let url: URL
 
         mutating func next() async throws -> Data? {
             do {
-                guard let buffer = try await base.next() else { return nil }
+                guard let buffer = try await reader.delegate.nextBodyPart() else { return nil }
                 // A large chunk that fills most of its storage is wrapped, not copied (`.automatic`
                 // copies up to 256 KiB, which is every chunk of a download). Small chunks are cheaper
                 // to copy, and a slice of a much larger read buffer is copied so that holding it does
@@ -408,5 +408,19 @@ private struct EngineBody: AsyncSequence, Sendable {
                 throw TransportError.urlError(for: error, url: url)
             }
         }
+    }
+}
+
+/// The body's hold on its request: once the body and every iterator of it are gone, a request whose body has not
+/// ended is cancelled (dropping a body unread frees its connection).
+private final class EngineBodyReader: Sendable {
+    let delegate: StreamingResponseDelegate
+
+    init(_ delegate: StreamingResponseDelegate) {
+        self.delegate = delegate
+    }
+
+    deinit {
+        delegate.readerLeft()
     }
 }
