@@ -274,7 +274,12 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
             return task.eventLoop.makeSucceededVoidFuture()
         case .stopReading(let demand):
             // A reader that holds back is not an idle server.
-            watchdog?.setSuspended(true)
+            if let watchdog {
+                watchdog.setSuspended(true)
+                // The reader may have taken the demand back between the lock and here (and resumed the watchdog
+                // before it was suspended): reading goes on, and so must the idle timeout.
+                if state.withLock({ $0.pendingDemand?.futureResult !== demand.futureResult }) { watchdog.setSuspended(false) }
+            }
             return demand.futureResult
         }
     }
