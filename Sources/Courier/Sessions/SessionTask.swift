@@ -7,13 +7,14 @@ import FoundationNetworking
 /// A request run by a ``URLSessionManager``, shaped like `URLSessionTask`: the superclass of
 /// ``DataTask``, ``UploadTask`` and ``DownloadTask``.
 ///
-/// A task is a thin façade over one ``Exchange``: the exchange does the redirects, the
-/// authentication, the cookies, the pausing and the cancellation; the task adds URLSession's
-/// states, counters, `Progress` objects and the manager's delegate blocks. Tasks start suspended:
-/// nothing is sent until ``resume()``.
+/// A task is a thin façade over an ``ExchangeDriver`` (the same one an operation uses): the driver
+/// decides when the exchange starts, suspends, is cancelled and completes, and keeps the progress; the
+/// exchange does the redirects, the authentication and the cookies; the task adds URLSession's states,
+/// `Progress` objects and the manager's delegate blocks. Tasks start suspended: nothing is sent until
+/// ``resume()``.
 ///
-/// Not meant to be subclassed outside Courier. All mutable state is behind `shared`'s `Mutex`,
-/// which is what makes the `@unchecked Sendable` sound (the class is not final only so that the
+/// Not meant to be subclassed outside Courier. All mutable state is behind `shared`'s `Mutex` and the
+/// driver's, which is what makes the `@unchecked Sendable` sound (the class is not final only so that the
 /// three task kinds can share this code).
 public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// A number unique among the tasks of the manager that made the task.
@@ -27,32 +28,19 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// The manager that made the task; it keeps the task until the task completes.
     let manager: URLSessionManager
+    /// The task's life, progress and waiters. A suspend holds the connection, as URLSession's.
+    let driver = ExchangeDriver(pauseMode: .holdConnection)
     private let shared: Mutex<Shared>
 
     private struct Shared {
-        var lifecycle = SessionTaskLifecycle()
-        var exchange: Exchange?
-        var runner: Task<Void, Never>?
         var request: URLRequest?
         var response: HTTPURLResponse?
         var error: (any Error)?
-        var sent = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: -1)
-        var received = TransferProgress(bytesThisTime: 0, totalBytes: 0, totalBytesExpected: -1)
-        var resumedAt: Date?
         var timedOut = false
         var description: String?
-        var waiters: [CheckedContinuation<Void, Never>] = []
-        var progressObservers: [UUID: ProgressObserver] = [:]
-        var uploadBlock: URLSessionManager.ProgressBlock?
-        var downloadBlock: URLSessionManager.ProgressBlock?
+        var hasProgressBlocks = false
         var rejected = false
         var interceptors: [any RequestInterceptor] = []
-        var retryCount = 0
-    }
-
-    struct ProgressObserver {
-        let direction: TransferDirection
-        let continuation: AsyncStream<TransferProgress>.Continuation
     }
 
     /// - Parameter reports: Which direction ``progress`` reports: that `Progress` becomes a child of
@@ -82,34 +70,34 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// How many times the task's request was sent again by an interceptor's retry decision. Default 0.
-    public var retryCount: Int { shared.withLock { $0.retryCount } }
+    public var retryCount: Int { driver.retryCount }
 
     /// Counts a retry about to happen.
     func recordRetry() {
-        shared.withLock { $0.retryCount += 1 }
+        driver.recordRetry()
     }
 
     // MARK: Observing
 
     /// The request on the wire now: the original one with the session's headers, after redirects.
-    public var currentRequest: URLRequest? { shared.withLock { $0.exchange?.currentRequest ?? $0.request } }
+    public var currentRequest: URLRequest? { driver.exchange?.currentRequest ?? shared.withLock { $0.request } }
     /// The response head, once it arrived.
     public var response: URLResponse? { shared.withLock { $0.response } }
     /// The task's exchange, once it runs.
-    var exchange: Exchange? { shared.withLock { $0.exchange } }
+    var exchange: Exchange? { driver.exchange }
     /// Why the task failed, once it completed; `nil` on success. Cancellation is
     /// `URLError(.cancelled)`.
     public var error: (any Error)? { shared.withLock { $0.error } }
     /// Where the task is in its life.
-    public var state: SessionTaskState { shared.withLock { $0.lifecycle.state } }
+    public var state: SessionTaskState { SessionTaskState(driver.phase) }
     /// Request body bytes sent.
-    public var countOfBytesSent: Int64 { shared.withLock { $0.sent.totalBytes } }
+    public var countOfBytesSent: Int64 { driver.sent.totalBytes }
     /// Request body bytes to send, or -1 when unknown (`NSURLSessionTransferSizeUnknown`).
-    public var countOfBytesExpectedToSend: Int64 { shared.withLock { $0.sent.totalBytesExpected } }
+    public var countOfBytesExpectedToSend: Int64 { driver.sent.totalBytesExpected }
     /// Response body bytes received (for a resumed download: including the bytes kept on disk).
-    public var countOfBytesReceived: Int64 { shared.withLock { $0.received.totalBytes } }
+    public var countOfBytesReceived: Int64 { driver.received.totalBytes }
     /// Response body bytes expected, or -1 when the response has no `Content-Length`.
-    public var countOfBytesExpectedToReceive: Int64 { shared.withLock { $0.received.totalBytesExpected } }
+    public var countOfBytesExpectedToReceive: Int64 { driver.received.totalBytesExpected }
     /// The task's progress: the download for data and download tasks, the upload for upload tasks.
     public var progress: Progress { downloadProgress }
     /// Free text for the caller. Default `nil`.
@@ -126,32 +114,20 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// Progress updates of one direction as an `AsyncSequence`; it ends when the task completes.
     /// Only the newest update is kept for a slow reader.
     public func progressUpdates(_ direction: TransferDirection = .download) -> AsyncStream<TransferProgress> {
-        let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(1))
-        let key = UUID()
-        let finished = shared.withLock { state -> Bool in
-            guard state.lifecycle.state != .completed else { return true }
-            state.progressObservers[key] = ProgressObserver(direction: direction, continuation: continuation)
-            return false
-        }
-        if finished { continuation.finish() }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.shared.withLock { $0.progressObservers.removeValue(forKey: key) }
-        }
-        return stream
+        driver.progressUpdates(direction)
     }
 
     // MARK: Controlling
 
     /// Starts the task, or reads again after ``suspend()``. Does nothing when running or finished.
     public func resume() {
-        switch lifecycleResume() {
-        case .start:
+        switch driver.resume() {
+        case .startAttempt(let attempt):
             // The one task of a fire-and-forget resume: it runs the exchange and completes the task.
-            let runner = Task { [self] in await execute() }
-            shared.withLock { $0.runner = runner }
-        case .unpause:
-            shared.withLock { $0.exchange }?.resume()
-        default:
+            driver.launch(attempt: attempt) { [self] attempt in await execute(attempt: attempt) }
+        case .resumeExchange:
+            break
+        case .none, .pauseExchange, .stopAttempt, .cancelAttempt, .completeCancelled:
             return
         }
         postNotification(.courierTaskDidResume)
@@ -161,59 +137,34 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     /// pipeline's stages); returns when the task has completed. Returns `false` at once, doing nothing, for a task
     /// that was resumed before.
     func runInCallingTask() async -> Bool {
-        guard lifecycleResume(onlyTheFirstTime: true) == .start else { return false }
+        guard let attempt = driver.start() else { return false }
         postNotification(.courierTaskDidResume)
-        await execute()
+        await execute(attempt: attempt)
         return true
-    }
-
-    private func lifecycleResume(onlyTheFirstTime: Bool = false) -> SessionTaskLifecycle.Action {
-        shared.withLock { state in
-            if onlyTheFirstTime, state.lifecycle.started { return .none }
-            let action = state.lifecycle.resume()
-            if action == .start { state.resumedAt = Date() }
-            return action
-        }
     }
 
     /// Stops reading the response; the connection stays open, and the server waits (TCP
     /// backpressure). ``resume()`` continues with the same bytes.
     public func suspend() {
-        let action = shared.withLock { $0.lifecycle.suspend() }
-        guard action == .pause else { return }
-        shared.withLock { $0.exchange }?.pause()
+        guard driver.pause() == .pauseExchange else { return }
         postNotification(.courierTaskDidSuspend)
     }
 
     /// Cancels the task; it completes with `URLError(.cancelled)`.
     public func cancel() {
-        let action = shared.withLock { $0.lifecycle.cancel() }
-        switch action {
-        case .cancelExchange:
-            shared.withLock { $0.exchange }?.cancel()
-        case .completeCancelled:
-            let runner = Task { [self] in
-                await finish(response: nil, error: URLError(.cancelled, userInfo: [
-                    NSURLErrorFailingURLErrorKey: originalRequest?.url as Any,
-                    NSLocalizedDescriptionKey: "The task was cancelled before it started.",
-                ]))
-            }
-            shared.withLock { $0.runner = runner }
-        default:
-            return
+        // A running or suspended task's exchange was cancelled by the driver; it completes through its own end.
+        guard driver.cancel() == .completeCancelled else { return }
+        Task { [self] in
+            await finish(response: nil, error: URLError(.cancelled, userInfo: [
+                NSURLErrorFailingURLErrorKey: originalRequest?.url as Any,
+                NSLocalizedDescriptionKey: "The task was cancelled before it started.",
+            ]))
         }
     }
 
     /// Waits until the task has completed (its completion delivered to the delegate queue).
     func waitUntilCompleted() async {
-        await withCheckedContinuation { continuation in
-            let done = shared.withLock { state -> Bool in
-                guard state.lifecycle.state != .completed else { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if done { continuation.resume() }
-        }
+        await driver.finished()
     }
 
     // MARK: Kinds
@@ -255,14 +206,19 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Whether the task has a per-task progress block (run on the delegate queue).
     var hasProgressBlocks: Bool {
-        shared.withLock { $0.uploadBlock != nil || $0.downloadBlock != nil }
+        shared.withLock { $0.hasProgressBlocks }
     }
 
+    /// Adds the manager's per-task progress blocks, run on the delegate queue with the task's `Progress`.
     func setProgressBlocks(upload: URLSessionManager.ProgressBlock?, download: URLSessionManager.ProgressBlock?) {
-        shared.withLock { state in
-            state.uploadBlock = upload
-            state.downloadBlock = download
+        let queue = manager.delegateQueue
+        if let upload {
+            driver.addProgressBlock(.upload) { [uploadProgress] _ in queue.async { upload(uploadProgress) } }
         }
+        if let download {
+            driver.addProgressBlock(.download) { [downloadProgress] _ in queue.async { download(downloadProgress) } }
+        }
+        shared.withLock { $0.hasProgressBlocks = upload != nil || download != nil }
     }
 
     /// Marks a task made by an invalidated session: it completes with an error once resumed.
@@ -272,26 +228,19 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Marks the task running without an exchange of its own (a data task's body handed over).
     func forceRunning() -> Bool {
-        shared.withLock { state in
-            state.resumedAt = Date()
-            return state.lifecycle.resume() == .start
-        }
+        if case .startAttempt = driver.resume() { return true }
+        return false
     }
 
     /// Completes the task without calling any block (a data task that became a download task).
     func finishQuietly(response: HTTPURLResponse) async {
-        let waiters = shared.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard state.lifecycle.complete() else { return [] }
-            state.response = response
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
+        guard driver.complete(recording: { shared.withLock { $0.response = response } }) else { return }
+        driver.releaseWaiters()
         manager.forget(self)
     }
 
     /// Runs the task from its first request to its completion, in the calling task.
-    private func execute() async {
+    private func execute(attempt: Int) async {
         if shared.withLock({ $0.rejected }) {
             await finish(response: nil, error: URLError(.cancelled, userInfo: [
                 NSURLErrorFailingURLErrorKey: originalRequest?.url as Any,
@@ -311,11 +260,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
             self?.shared.withLock { $0.timedOut = true }
             exchange.cancel()
         }
-        shared.withLock { $0.exchange = exchange }
-        // A suspend() or cancel() between resume() and here found no exchange to pause or cancel.
-        if state == .suspended { exchange.pause() }
-        if state == .canceling { exchange.cancel() }
-        await run(exchange)
+        // A suspend() or cancel() between resume() and here found no exchange: the driver applies it now.
+        if driver.register(exchange, attempt: attempt) { await run(exchange) }
         manager.resourceDeadlines.remove(self)
     }
 
@@ -326,62 +272,45 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Records request body progress and reports it to the observers and the delegate block.
     func didSend(_ progress: TransferProgress) {
-        let (observers, block) = shared.withLock { state in
-            state.sent = progress
-            return (state.progressObservers.values.filter { $0.direction == .upload }, state.uploadBlock)
-        }
         uploadProgress.totalUnitCount = progress.totalBytesExpected
         uploadProgress.completedUnitCount = progress.totalBytes
-        for observer in observers { observer.continuation.yield(progress) }
-        if let block { manager.delegateQueue.async { [uploadProgress] in block(uploadProgress) } }
+        driver.report(progress, .upload)
         manager.taskDidSendBodyData(self, progress)
     }
 
     /// Records response body progress and reports it to the observers.
     func didReceive(_ progress: TransferProgress) {
-        let (observers, block) = shared.withLock { state in
-            state.received = progress
-            return (state.progressObservers.values.filter { $0.direction == .download }, state.downloadBlock)
-        }
         downloadProgress.totalUnitCount = progress.totalBytesExpected
         downloadProgress.completedUnitCount = progress.totalBytes
-        for observer in observers { observer.continuation.yield(progress) }
-        if let block { manager.delegateQueue.async { [downloadProgress] in block(downloadProgress) } }
+        driver.report(progress, .download)
     }
 
     /// Completes the task: state, error, then (on the delegate queue) the metrics block, the
     /// did-complete block, the completion handler and the notification.
     func finish(response: HTTPURLResponse?, error: (any Error)?) async {
-        let (completed, exchange, timedOut, resumedAt) = shared.withLock { state in
-            (state.lifecycle.complete(), state.exchange, state.timedOut, state.resumedAt)
+        var error = error
+        let completed = driver.complete { [self] in
+            shared.withLock { state in
+                if state.timedOut, let urlError = error as? URLError, urlError.code == .cancelled {
+                    error = URLError(.timedOut, userInfo: [
+                        NSURLErrorFailingURLErrorKey: originalRequest?.url as Any,
+                        NSLocalizedDescriptionKey: "The task exceeded the session's resource timeout.",
+                    ])
+                }
+                if let response { state.response = response }
+                state.error = error
+            }
         }
         guard completed else { return }
-        var error = error
-        if timedOut, let urlError = error as? URLError, urlError.code == .cancelled {
-            error = URLError(.timedOut, userInfo: [
-                NSURLErrorFailingURLErrorKey: originalRequest?.url as Any,
-                NSLocalizedDescriptionKey: "The task exceeded the session's resource timeout.",
-            ])
-        }
-        let (waiters, observers) = shared.withLock { state in
-            if let response { state.response = response }
-            state.error = error
-            defer {
-                state.waiters.removeAll()
-                state.progressObservers.removeAll()
-            }
-            return (state.waiters, Array(state.progressObservers.values))
-        }
-        for observer in observers { observer.continuation.finish() }
-        let metrics = exchange.map {
-            SessionTaskMetrics(exchange: $0.metrics, resumedAt: resumedAt ?? $0.metrics.fetchStart,
+        let metrics = driver.exchange.map {
+            SessionTaskMetrics(exchange: $0.metrics, resumedAt: driver.startedAt ?? $0.metrics.fetchStart,
                                bytesSent: countOfBytesSent, bytesReceived: countOfBytesReceived)
         }
         let finalError = error
         await manager.taskDidComplete(self, metrics: metrics, error: finalError) { [self] in
             deliverCompletion(error: finalError)
         }
-        for waiter in waiters { waiter.resume() }
+        driver.releaseWaiters()
     }
 }
 
