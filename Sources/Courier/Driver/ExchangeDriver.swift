@@ -9,12 +9,18 @@ import Synchronization
 /// blocks) and makes each attempt's ``Exchange``; the driver owns the rest. Its decisions come from a pure
 /// ``DriverStateMachine``; this class performs the machine's actions on the exchange and hands the façade the
 /// ones only it can perform (`startAttempt`, `completeCancelled`). All state is behind one `Mutex`, and every
-/// effect (on the exchange, a listener, a waiter) runs outside it.
+/// effect (on the exchange, a listener, a waiter) runs outside it; as it calls nothing while holding it, a façade may
+/// ask it whether an attempt counts while holding its own lock (the façade's lock first, never the other way).
 final class ExchangeDriver: Sendable {
     private struct State: Sendable {
         var machine: DriverStateMachine
         /// The latest attempt's exchange, once made; kept after the request completes (metrics, the last request).
         var exchange: Exchange?
+        /// The attempt ``exchange`` belongs to.
+        var exchangeAttempt = 0
+        /// The exchange a restart-mode pause stopped, with its attempt, until the next pause replaces it: the façade
+        /// takes the bytes it kept from it.
+        var stopped: (attempt: Int, exchange: Exchange)?
         /// The task running the latest attempt, when the driver launched it.
         var runner: Task<Void, Never>?
         var relay = ProgressRelay()
@@ -24,9 +30,11 @@ final class ExchangeDriver: Sendable {
     }
 
     private let state: Mutex<State>
+    private let pauseMode: DriverPauseMode
 
     /// - Parameter pauseMode: How ``pause()`` stops the request.
     init(pauseMode: DriverPauseMode) {
+        self.pauseMode = pauseMode
         state = Mutex(State(machine: DriverStateMachine(pauseMode: pauseMode)))
     }
 
@@ -37,6 +45,13 @@ final class ExchangeDriver: Sendable {
     var hasStarted: Bool { state.withLock { $0.machine.hasStarted } }
     /// The latest attempt's exchange, once made.
     var exchange: Exchange? { state.withLock { $0.exchange } }
+    /// The exchange of the live attempt: `nil` before it is made, once a pause stopped it, and once the request
+    /// completed.
+    var liveExchange: Exchange? {
+        state.withLock { $0.machine.counts(attempt: $0.exchangeAttempt) ? $0.exchange : nil }
+    }
+    /// The latest attempt a restart-mode pause stopped, and its exchange; `nil` when none was made before the pause.
+    var stoppedAttempt: (attempt: Int, exchange: Exchange)? { state.withLock { $0.stopped } }
     /// When the first attempt started; `nil` before.
     var startedAt: Date? { state.withLock { $0.startedAt } }
     /// The newest request-body progress.
@@ -85,7 +100,16 @@ final class ExchangeDriver: Sendable {
         let now = Date()
         let (action, exchange, runner) = state.withLock { state in
             let action = event(&state.machine)
-            if case .startAttempt = action, state.startedAt == nil { state.startedAt = now }
+            switch action {
+            case .startAttempt:
+                if state.startedAt == nil { state.startedAt = now }
+            case .stopAttempt:
+                if let exchange = state.exchange, state.exchangeAttempt == state.machine.attempt {
+                    state.stopped = (state.exchangeAttempt, exchange)
+                }
+            default:
+                break
+            }
             return (action, state.exchange, state.runner)
         }
         switch action {
@@ -95,6 +119,9 @@ final class ExchangeDriver: Sendable {
             exchange?.resume()
         case .cancelAttempt:
             exchange?.cancel()
+            // An operation's task ends with its exchange: cancelling it also wakes a wait on something else (a body
+            // write). A session task's runner still has its completion to deliver, which cancellation must not cut.
+            if pauseMode == .restart { runner?.cancel() }
         case .stopAttempt:
             exchange?.cancel()
             // Also wakes the attempt's task where it waits on something other than the exchange (a body write).
@@ -125,7 +152,10 @@ final class ExchangeDriver: Sendable {
     func register(_ exchange: Exchange, attempt n: Int) -> Bool {
         let registration = state.withLock { state in
             let registration = state.machine.register(attempt: n)
-            if registration != .discard { state.exchange = exchange }
+            if registration != .discard {
+                state.exchange = exchange
+                state.exchangeAttempt = n
+            }
             return registration
         }
         switch registration {

@@ -33,7 +33,6 @@ struct OperationStorage: Sendable {
     var settings = RequestSettings.operationDefaults
     var securityPolicy: SecurityPolicy = OperationTransport.defaultSecurityPolicy
     var proxy: ProxyConfiguration?
-    var retryCount = 0
     var transport: (any HTTPTransport)?
     var completionQueue: DispatchQueue?
     var completionGroup: DispatchGroup?
@@ -42,19 +41,10 @@ struct OperationStorage: Sendable {
     /// Whether the output holds bytes of an earlier transfer (after a pause, or restored from an
     /// archive) that the next transfer continues after.
     var keepsPartialOutput = false
-    /// Counts transfers; a result from an older transfer (paused or cancelled) is ignored.
-    var generation = 0
-    var exchange: Exchange?
-    /// The exchange a pause stopped, until its bytes are taken into ``buffer`` (by the pause, or by the next
-    /// transfer when a resume from another thread overtakes the pause).
-    var pausedExchange: Exchange?
-    /// The transfer now running, so the next one starts after it has let go of the output.
-    var runner: Task<Void, Never>?
+    /// The latest attempt whose stopped exchange's bytes were taken into ``buffer``.
+    var settledAttempt = 0
     var lease: ShutdownLease?
-    var exchangeCount = 0
     var cachedResponse: CachedURLResponse?
-    /// Tasks awaiting the end of the operation (the async twins).
-    var waiters: [CheckedContinuation<Void, Never>] = []
     /// The trace context current where the operation was made: its spans' parent when it is started where none
     /// is current (an operation queue's thread).
     let serviceContext: ServiceContext?

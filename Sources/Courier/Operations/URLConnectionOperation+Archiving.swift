@@ -18,7 +18,7 @@ extension URLConnectionOperation {
                 // The stopped exchange may still be writing its last gathered chunks: the bytes it received are the
                 // ones the file will hold. (The next transfer measures the file itself, so a process that ends first
                 // still continues from what reached the disk.)
-                let received = (storage.pausedExchange ?? storage.exchange)?.receiveProgress.totalBytes ?? storage.totalBytesRead
+                let received = driver.exchange?.receiveProgress.totalBytes ?? storage.totalBytesRead
                 resumption = DownloadResumption(offset: max(Self.fileSize(url), received), response: response)
             }
             return OperationArchive(
@@ -53,5 +53,7 @@ extension URLConnectionOperation {
                 storage.keepsPartialOutput = true
             }
         }
+        // A finished archive is a finished operation: its waiters return at once.
+        if archive.state == .finished { _ = driver.complete() }
     }
 }

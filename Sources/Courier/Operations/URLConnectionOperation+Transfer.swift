@@ -11,102 +11,55 @@ enum TransferDestination: Sendable {
     case file(URL)
 }
 
-/// A transfer taken from an operation's storage to be stopped: its exchange and the task running it.
-struct DetachedTransfer: Sendable {
-    let exchange: Exchange?
-    let runner: Task<Void, Never>?
-}
-
-/// One transfer of an operation: the exchange and where its body goes.
+/// One attempt of an operation: the exchange and where its body goes.
 struct TransferPlan: Sendable {
     let exchange: Exchange
     let destination: TransferDestination
-    let generation: Int
 }
 
 extension URLConnectionOperation {
-    /// Starts a transfer after the previous one (a paused transfer winding down) has let go of
-    /// the output.
-    func beginTransfer() {
-        let (generation, previous, madeIn) = storage.withLock { storage in
-            storage.generation += 1
-            return (storage.generation, storage.runner, storage.serviceContext)
-        }
-        let runner = Task { [self] in
-            await previous?.value
-            guard ServiceContext.current == nil, let madeIn else { return await runTransfer(generation: generation) }
-            await ServiceContext.withValue(madeIn) { await runTransfer(generation: generation) }
-        }
-        storage.withLock { storage in
-            if storage.generation == generation { storage.runner = runner }
+    /// Runs attempt `n` in a task of its own once the previous attempt's task (a paused transfer winding down) has let
+    /// go of the output, under the trace context of the place the operation was made when none is current.
+    func launchAttempt(_ n: Int) {
+        let madeIn = storage.withLock { $0.serviceContext }
+        driver.launch(attempt: n) { [self] n in
+            guard ServiceContext.current == nil, let madeIn else { return await runAttempt(n) }
+            await ServiceContext.withValue(madeIn) { await runAttempt(n) }
         }
     }
 
-    /// Stops the running transfer so that it finishes the operation with `URLError(.cancelled)` (a cancel).
-    func stopTransfer() {
-        stop(detachTransfer(pausing: false), pausing: false)
-    }
-
-    /// Takes the running transfer from the storage, with no effect outside it. For a pause, the transfer's outcome
-    /// stops counting (a new generation; the bytes stay in the output) and its exchange is kept for
-    /// ``settlePause()``; for a cancel, the transfer stays to finish the operation.
-    func detachTransfer(pausing: Bool) -> DetachedTransfer {
-        storage.withLock { storage in
-            if pausing {
-                storage.generation += 1
-                storage.keepsPartialOutput = true
-                storage.pausedExchange = storage.exchange
-                storage.exchange = nil
-                return DetachedTransfer(exchange: storage.pausedExchange, runner: storage.runner)
-            }
-            return DetachedTransfer(exchange: storage.exchange, runner: storage.runner)
-        }
-    }
-
-    /// Cancels a detached transfer; after a pause, keeps what its exchange received.
-    func stop(_ transfer: DetachedTransfer, pausing: Bool) {
-        transfer.exchange?.cancel()
-        // Also wakes a body read that is waiting for the next chunk.
-        transfer.runner?.cancel()
-        if pausing { settlePause() }
-    }
-
-    /// Takes the bytes of the exchange a pause stopped into the operation's buffer, once: called by the pause, and by
-    /// the next transfer before it plans (a ``resume()`` on another thread can overtake the pause, and must not plan
-    /// from a buffer the pause has not filled yet). The cancelled exchange takes no more bytes, so what it holds is
-    /// what the next transfer continues.
-    private func settlePause() {
-        guard let exchange = storage.withLock({ $0.pausedExchange }) else { return }
+    /// Takes the bytes of the attempt a pause stopped into the operation's buffer, once per attempt: called by the
+    /// pause, and by the next attempt before it plans (a ``resume()`` on another thread can overtake the pause, and
+    /// must not plan from a buffer the pause has not filled yet). The cancelled exchange takes no more bytes, so what
+    /// it holds is what the next attempt continues; a late call for an older attempt changes nothing.
+    func settleStoppedAttempt() {
+        guard let (attempt, exchange) = driver.stoppedAttempt else { return }
         let kept = exchange.receivedData
         let total = exchange.receiveProgress.totalBytes
         storage.withLock { storage in
-            guard storage.pausedExchange === exchange else { return }
-            storage.pausedExchange = nil
+            guard storage.settledAttempt < attempt else { return }
+            storage.settledAttempt = attempt
             if let kept, storage.output == nil, storage.outputFileURL == nil { storage.buffer = kept }
             storage.totalBytesRead = total
         }
     }
 
-    private func runTransfer(generation: Int) async {
+    private func runAttempt(_ n: Int) async {
         let plan: TransferPlan
         do {
-            guard let made = try makePlan(generation: generation) else { return }
+            guard let made = try makePlan(attempt: n) else { return }
             plan = made
         } catch {
-            finishTransfer(generation: generation, destination: .memory, error: error)
+            finishAttempt(n, destination: .memory, error: error)
             return
         }
-        let registered = storage.withLock { storage in
-            guard storage.generation == generation else { return false }
-            storage.exchange = plan.exchange
-            return true
-        }
-        guard registered else { return }
+        guard driver.register(plan.exchange, attempt: n) else { return }
+        // A cancel racing the start may have found the operation still ready, and so not reached the driver.
         if isCancelled { plan.exchange.cancel() }
         do {
             let result = try await plan.exchange.result()
             storage.withLock { storage in
-                guard storage.generation == generation else { return }
+                guard driver.counts(attempt: n) else { return }
                 storage.response = result.response
                 switch plan.destination {
                 case .memory:
@@ -118,30 +71,27 @@ extension URLConnectionOperation {
                     break
                 }
             }
-            finishTransfer(generation: generation, destination: plan.destination, error: nil)
+            finishAttempt(n, destination: plan.destination, error: nil)
         } catch {
             if case .memory = plan.destination, let partial = plan.exchange.receivedData {
                 storage.withLock { storage in
-                    if storage.generation == generation { storage.buffer = partial }
+                    if driver.counts(attempt: n) { storage.buffer = partial }
                 }
             }
-            finishTransfer(generation: generation, destination: plan.destination, error: error)
+            finishAttempt(n, destination: plan.destination, error: error)
         }
     }
 
     /// The exchange for the next transfer: a range request for the rest when the output keeps
     /// bytes and the last response has a validator, otherwise the whole request from the start.
-    private func makePlan(generation: Int) throws -> TransferPlan? {
-        // The previous transfer has ended (this one awaited its runner), so a paused exchange's bytes are final.
-        settlePause()
-        let snapshot = storage.withLock { storage -> OperationStorage? in
-            guard storage.generation == generation else { return nil }
-            storage.exchangeCount += 1
-            return storage
-        }
+    private func makePlan(attempt n: Int) throws -> TransferPlan? {
+        // The previous attempt has ended (this one awaited its task), so a stopped exchange's bytes are final.
+        settleStoppedAttempt()
+        let snapshot = storage.withLock { storage in driver.counts(attempt: n) ? storage : nil }
         guard let snapshot else { return nil }
         var request = snapshot.request
-        if snapshot.exchangeCount > 1 { request = try request.withFreshMultipartBodyStream() }
+        // An earlier attempt read the body stream.
+        if n > 1 { request = try request.withFreshMultipartBodyStream() }
 
         let destination: TransferDestination
         let kept: Int64
@@ -196,12 +146,9 @@ extension URLConnectionOperation {
         if !settings.interceptors.isEmpty {
             let announce = snapshot.blocks.willRetry
             configuration.willRetry = { [weak self] event in
-                let current = self?.storage.withLock { storage in
-                    guard storage.generation == generation else { return false }
-                    storage.retryCount += 1
-                    return true
-                }
-                if current == true { announce?(event) }
+                guard let self, driver.counts(attempt: n) else { return }
+                driver.recordRetry()
+                announce?(event)
             }
         }
         configuration.resumption = resumption
@@ -211,12 +158,13 @@ extension URLConnectionOperation {
         }
         configure(&configuration, blocks: snapshot.blocks)
         configuration.didReceiveResponse = { [weak self] head in
-            self?.storage.withLock { storage in
-                if storage.generation == generation { storage.response = head }
+            guard let self else { return }
+            storage.withLock { storage in
+                if driver.counts(attempt: n) { storage.response = head }
             }
         }
         let exchange = Exchange(request: request, configuration: configuration)
-        return TransferPlan(exchange: exchange, destination: destination, generation: generation)
+        return TransferPlan(exchange: exchange, destination: destination)
     }
 
     /// Wires the operation's blocks into an exchange: progress on the main queue (as
@@ -238,12 +186,10 @@ extension URLConnectionOperation {
         }
     }
 
-    private func finishTransfer(generation: Int, destination: TransferDestination, error: (any Error)?) {
+    private func finishAttempt(_ n: Int, destination: TransferDestination, error: (any Error)?) {
         let cancelled = isCancelled
         let current = storage.withLock { storage in
-            guard storage.generation == generation else { return false }
-            storage.exchange = nil
-            storage.runner = nil
+            guard driver.counts(attempt: n) else { return false }
             storage.keepsPartialOutput = false
             storage.error = cancelled ? URLError(.cancelled) : error
             switch destination {

@@ -9,8 +9,8 @@ import FoundationNetworking
 ///
 /// Add it to an `OperationQueue` (or call ``start()``); the queue honours its dependencies and
 /// `maxConcurrentOperationCount`, and a paused operation does not hold a slot. The transfer
-/// itself is an ``Exchange`` (redirects, authentication, cookies, progress), so operations and
-/// session tasks behave alike.
+/// itself is an ``Exchange`` (redirects, authentication, cookies, progress) run by the same
+/// driver as a session task's, so operations and session tasks behave alike.
 ///
 /// There is no `runLoopModes` property and no dedicated network thread: SwiftNIO's event loops
 /// do the I/O, and every block runs on a dispatch queue (progress on the main queue, completion
@@ -22,6 +22,9 @@ import FoundationNetworking
 /// any thread while the operation runs.
 open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sendable {
     let storage: Mutex<OperationStorage>
+    /// Starts, stops, cancels and completes the operation's attempts; keeps its waiters and retry count. A pause stops
+    /// the exchange, and the resume continues with a new one (as AFNetworking's cancel-then-resume).
+    let driver = ExchangeDriver(pauseMode: .restart)
     /// Serialises state transitions with their `willChangeValue`/`didChangeValue` pairs. A
     /// recursive lock because observers (the queue) read state while notified; the `Mutex` is
     /// never held while notifying.
@@ -92,8 +95,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
 
     /// The body bytes received so far, including those kept from before a pause.
     public var totalBytesRead: Int64 {
-        let (exchange, total) = storage.withLock { ($0.exchange, $0.totalBytesRead) }
-        return exchange?.receiveProgress.totalBytes ?? total
+        driver.liveExchange?.receiveProgress.totalBytes ?? storage.withLock { $0.totalBytesRead }
     }
 
     /// ``responseData`` as text, decoded as ``HTTPResponseSerializer/string(for:data:)`` does: byte order mark, then
@@ -247,7 +249,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     }
 
     /// How many times the operation's request was sent again by an interceptor's retry decision so far.
-    public var retryCount: Int { storage.withLock { $0.retryCount } }
+    public var retryCount: Int { driver.retryCount }
 
     /// The proxies the operation's request goes through (see ``ProxyConfiguration``). Default `nil`: directly.
     /// Operations with the same policy instance and equal proxy settings share a connection pool. Ignored when
@@ -354,9 +356,11 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
             finishCancelledIfIdle()
             return
         }
-        guard transition(to: .executing) else { return }
+        // The driver moves with the state, under the same lock: a pause from another thread finds both executing.
+        var action = DriverStateMachine.Action.none
+        guard transition(to: .executing, alongside: { _ in action = driver.resume() }) else { return }
         postNotification(.courierOperationDidStart)
-        beginTransfer()
+        if case .startAttempt(let attempt) = action { launchAttempt(attempt) }
     }
 
     /// Pauses: the transfer stops and the operation neither executes nor counts as ready, so a
@@ -366,12 +370,14 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     /// rest with a range request).
     open func pause() {
         guard !isCancelled else { return }
-        var stopping: DetachedTransfer?
+        var stopped = false
         let paused = transition(to: .paused) { from in
-            if from == .executing { stopping = detachTransfer(pausing: true) }
+            guard from == .executing, driver.pause() == .stopAttempt else { return }
+            stopped = true
+            storage.withLock { $0.keepsPartialOutput = true }
         }
-        guard paused, let stopping else { return }
-        stop(stopping, pausing: true)
+        guard paused, stopped else { return }
+        settleStoppedAttempt()
         postNotification(.courierOperationDidFinish)
     }
 
@@ -380,7 +386,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     /// queue's limits still hold). Does nothing unless paused.
     open func resume() {
         guard transition(to: .ready) else { return }
-        if storage.withLock({ $0.generation > 0 }) { start() }
+        if driver.hasStarted { start() }
     }
 
     /// Cancels: a running transfer stops and the operation finishes with `URLError(.cancelled)`;
@@ -395,8 +401,9 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
         transitionLock.unlock()
         switch state {
         case .executing:
-            stopTransfer()
+            _ = driver.cancel()
         case .paused:
+            _ = driver.cancel()
             _ = transition(to: .ready)
             finishCancelledIfIdle()
         case .ready, .finished:
@@ -430,15 +437,15 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
             return
         }
         postNotification(.courierOperationDidFinish)
-        let (block, lease, waiters) = storage.withLock { storage in
+        let (block, lease) = storage.withLock { storage in
             defer {
                 storage.completionBlock = nil
                 storage.lease = nil
-                storage.waiters = []
             }
-            return (storage.completionBlock, storage.lease, storage.waiters)
+            return (storage.completionBlock, storage.lease)
         }
-        waiters.forEach { $0.resume() }
+        _ = driver.complete()
+        driver.releaseWaiters()
         if block != nil || lease != nil {
             // The lease is given back after the block ran, so a shutdown waits for it.
             context.deliver {
@@ -459,14 +466,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     /// It does not start the operation.
     func finished() async {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let done = storage.withLock { storage in
-                    guard storage.machine.state != .finished else { return true }
-                    storage.waiters.append(continuation)
-                    return false
-                }
-                if done { continuation.resume() }
-            }
+            await driver.finished()
         } onCancel: {
             self.cancel()
         }

@@ -1,0 +1,130 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Courier
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The driver's shell against the in-process server: what it does to real exchanges for each of the machine's
+/// actions. The façades' behaviour on top of it is covered by the session and operation suites.
+@Suite("Driver: exchanges driven against a server")
+struct ExchangeDriverTests {
+    static func exchange(_ path: String, configure: (inout ExchangeConfiguration) -> Void = { _ in }) async throws -> Exchange {
+        var configuration = ExchangeConfiguration(transport: Fixtures.transport)
+        configure(&configuration)
+        return Exchange(request: URLRequest(url: try await Fixtures.url(path)), configuration: configuration)
+    }
+
+    @Test func aRestartPauseStopsTheAttemptAndTheResumeRunsANewOne() async throws {
+        let driver = ExchangeDriver(pauseMode: .restart)
+        #expect(driver.resume() == .startAttempt(1))
+        let first = try await Self.exchange("/slow-body/100?delay=5")
+        #expect(driver.register(first, attempt: 1))
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(driver.pause() == .stopAttempt)
+        await #expect(throws: (any Error).self) { try await first.result() }
+        #expect(clock.now - started < .seconds(3), "the stop cancelled the exchange instead of waiting for its body")
+        #expect(!driver.counts(attempt: 1), "the stopped attempt's outcome does not complete the request")
+        #expect(driver.stoppedAttempt?.attempt == 1)
+        #expect(driver.stoppedAttempt?.exchange === first)
+        #expect(driver.liveExchange == nil)
+
+        #expect(driver.resume() == .startAttempt(2))
+        let second = try await Self.exchange("/bytes/64?seed=1")
+        #expect(!driver.register(second, attempt: 1), "a late exchange of the stopped attempt is dropped")
+        #expect(driver.register(second, attempt: 2))
+        #expect(driver.liveExchange === second)
+        let result = try await second.result()
+        #expect(result.data?.count == 64)
+        #expect(driver.counts(attempt: 2))
+        #expect(driver.complete())
+        #expect(!driver.complete(), "once")
+        #expect(driver.liveExchange == nil)
+        #expect(driver.exchange === second, "the last exchange stays for its metrics")
+    }
+
+    @Test func aCancelBeforeTheExchangeExistsReachesIt() async throws {
+        let driver = ExchangeDriver(pauseMode: .holdConnection)
+        #expect(driver.start() == 1)
+        #expect(driver.cancel() == .cancelAttempt)
+        let exchange = try await Self.exchange("/slow-body/100?delay=5")
+        let clock = ContinuousClock()
+        let started = clock.now
+        #expect(driver.register(exchange, attempt: 1), "the cancelled attempt still runs, to report its cancellation")
+        await #expect(throws: (any Error).self) { try await exchange.result() }
+        #expect(clock.now - started < .seconds(3))
+        #expect(driver.counts(attempt: 1), "its outcome completes the request")
+    }
+
+    @Test func aHeldExchangeReadsOnAfterTheResume() async throws {
+        let driver = ExchangeDriver(pauseMode: .holdConnection)
+        #expect(driver.start() == 1)
+        #expect(driver.pause() == .pauseExchange)
+        let exchange = try await Self.exchange("/bytes/4096?seed=2")
+        #expect(driver.register(exchange, attempt: 1))
+        #expect(exchange.isPaused, "a pause that came before the exchange holds it")
+        #expect(driver.resume() == .resumeExchange)
+        let result = try await exchange.result()
+        #expect(result.data?.count == 4096)
+        #expect(driver.counts(attempt: 1))
+    }
+
+    @Test func progressReachesStreamsAndBlocksAndStreamsEndAtCompletion() async throws {
+        let driver = ExchangeDriver(pauseMode: .holdConnection)
+        let blockTotals = Mutex<[Int64]>([])
+        driver.addProgressBlock(.download) { progress in blockTotals.withLock { $0.append(progress.totalBytes) } }
+        let updates = driver.progressUpdates(.download)
+        let uploads = driver.progressUpdates(.upload)
+        let reader = Task { await updates.reduce(into: [Int64]()) { $0.append($1.totalBytes) } }
+        #expect(driver.start() == 1)
+        let exchange = try await Self.exchange("/stream-bytes/200000?seed=3&chunk_size=10000") { configuration in
+            configuration.downloadProgress = { [driver] progress in driver.report(progress, .download) }
+        }
+        #expect(driver.register(exchange, attempt: 1))
+        _ = try await exchange.result()
+        #expect(driver.received.totalBytes == 200_000)
+        #expect(driver.sent.totalBytes == 0)
+        #expect(driver.complete())
+        let seen = await reader.value
+        #expect(seen.last == 200_000, "the stream saw the newest total before it ended")
+        #expect(blockTotals.withLock { $0.last } == 200_000)
+        var uploadsSeen = 0
+        for await _ in uploads { uploadsSeen += 1 }
+        #expect(uploadsSeen == 0, "the upload stream ended with nothing to say")
+        var late = 0
+        for await _ in driver.progressUpdates(.download) { late += 1 }
+        #expect(late == 0, "a stream asked for after completion ends at once")
+    }
+
+    @Test func anAttemptStartsOnlyOnceThePreviousAttemptsTaskEnded() async throws {
+        let driver = ExchangeDriver(pauseMode: .restart)
+        let order = Mutex<[String]>([])
+        #expect(driver.resume() == .startAttempt(1))
+        driver.launch(attempt: 1) { _ in
+            try? await Task.sleep(for: .milliseconds(200))
+            order.withLock { $0.append("first ended") }
+        }
+        #expect(driver.pause() == .stopAttempt)
+        #expect(driver.resume() == .startAttempt(2))
+        let done = Mutex(false)
+        driver.launch(attempt: 2) { n in
+            order.withLock { $0.append("attempt \(n) began") }
+            done.withLock { $0 = true }
+        }
+        #expect(await eventually { done.withLock { $0 } })
+        #expect(order.withLock { $0 } == ["first ended", "attempt 2 began"])
+    }
+
+    @Test func releasingWakesEveryWaiterAndLaterOnesReturnAtOnce() async throws {
+        let driver = ExchangeDriver(pauseMode: .holdConnection)
+        let waiters = (0..<3).map { _ in Task { await driver.finished() } }
+        #expect(driver.cancel() == .completeCancelled)
+        #expect(driver.complete())
+        driver.releaseWaiters()
+        for waiter in waiters { await waiter.value }
+        await driver.finished()
+        #expect(driver.phase == .finished)
+    }
+}
