@@ -4,7 +4,9 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// One request's whole life, shared by Courier's operations and session tasks.
+/// One request's whole life, shared by Courier's operations and session tasks: each of their attempts is one
+/// exchange, started, paused and cancelled by the façade's driver (the first run, and each resume of a paused
+/// operation).
 ///
 /// It runs the request through its ``ExchangePipeline`` (the caller's stages, redirects, authentication
 /// challenges, cookies, the transport), streams the final body into its sink with progress, pauses (stops reading,
