@@ -127,4 +127,71 @@ struct ExchangeDriverTests {
         await driver.finished()
         #expect(driver.phase == .finished)
     }
+
+    /// The caller's events racing from many threads (run under ThreadSanitizer in CI): whatever the order, the request
+    /// completes exactly once and every waiter returns.
+    @Test(arguments: [DriverPauseMode.holdConnection, .restart])
+    func eventsRacingFromManyThreadsCompleteOnce(mode: DriverPauseMode) async throws {
+        let url = try await Fixtures.url("/bytes/2048?seed=7")
+        for round in 0..<12 {
+            let host = RacingHost(driver: ExchangeDriver(pauseMode: mode), url: url)
+            let cancels = round.isMultiple(of: 2)
+            DispatchQueue.concurrentPerform(iterations: 48) { i in
+                switch i % 4 {
+                case 0, 3: host.handle(host.driver.resume())
+                case 1: host.handle(host.driver.pause())
+                default: if cancels, i > 36 { host.handle(host.driver.cancel()) }
+                }
+            }
+            // Leave it running (or cancelled) so that it ends.
+            host.handle(host.driver.resume())
+            await host.driver.finished()
+            let completions = host.completions.load(ordering: .acquiring)
+            #expect(completions == 1, "\(mode), round \(round)")
+            #expect(host.driver.phase == .finished)
+            if !cancels {
+                let succeeded = host.succeeded.load(ordering: .acquiring)
+                #expect(succeeded, "without a cancel, an attempt's exchange completes it")
+            }
+        }
+    }
+}
+
+/// Performs what a driver asks, as a façade would, with real exchanges; counts completions.
+private final class RacingHost: Sendable {
+    let driver: ExchangeDriver
+    let url: URL
+    let completions = Atomic<Int>(0)
+    let succeeded = Atomic<Bool>(false)
+
+    init(driver: ExchangeDriver, url: URL) {
+        self.driver = driver
+        self.url = url
+    }
+
+    func handle(_ action: DriverStateMachine.Action) {
+        switch action {
+        case .startAttempt(let n):
+            driver.launch(attempt: n) { [self] n in await runAttempt(n) }
+        case .completeCancelled:
+            finish()
+        case .none, .pauseExchange, .resumeExchange, .stopAttempt, .cancelAttempt:
+            break
+        }
+    }
+
+    private func runAttempt(_ n: Int) async {
+        let exchange = Exchange(request: URLRequest(url: url), configuration: ExchangeConfiguration(transport: Fixtures.transport))
+        guard driver.register(exchange, attempt: n) else { return }
+        let result = try? await exchange.result()
+        guard driver.counts(attempt: n) else { return }
+        if result?.data?.count == 2048 { succeeded.store(true, ordering: .releasing) }
+        finish()
+    }
+
+    private func finish() {
+        guard driver.complete() else { return }
+        completions.add(1, ordering: .relaxed)
+        driver.releaseWaiters()
+    }
 }
