@@ -62,3 +62,22 @@ public struct ExchangeMetrics: Sendable {
     /// The total duration, once ended.
     public var duration: TimeInterval? { end.map { $0.timeIntervalSince(fetchStart) } }
 }
+
+extension Result where Success == ExchangeResult {
+    /// The outcome without its streamed body, for callers after the first.
+    var withoutBody: Self {
+        guard case .success(let result) = self, result.body != nil else { return self }
+        return .success(ExchangeResult(
+            request: result.request, response: result.response, data: result.data, body: nil,
+            bytesReceived: result.bytesReceived, redirectCount: result.redirectCount,
+            resumption: result.resumption, metrics: result.metrics
+        ))
+    }
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

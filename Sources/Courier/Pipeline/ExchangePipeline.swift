@@ -16,7 +16,8 @@ import FoundationNetworking
 ///    ``ExchangeConfiguration/contentDecoding`` is `nil`);
 /// 4. the cache: `CacheStage` (left out when ``ExchangeConfiguration/cache`` is `nil`), once per request on the
 ///    wire, so a redirect hop can be answered from the cache too;
-/// 5. the transport, which sends exactly what reaches it.
+/// 5. the transport: an exchange ends its pipeline with `TransportStage`, which sends exactly what reaches it (and
+///    adds the trace context's headers when the exchange is traced).
 ///
 /// A stage added later (observability) takes its place in this list without touching the others.
 public struct ExchangePipeline: Sendable {

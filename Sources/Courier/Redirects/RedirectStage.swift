@@ -80,3 +80,8 @@ struct RedirectStage: ExchangeStage {
         return next
     }
 }
+
+extension Exchange {
+    /// The user-info key of the 3xx response in the error of a redirect that could not be followed.
+    public static let redirectResponseKey = "CourierRedirectResponse"
+}

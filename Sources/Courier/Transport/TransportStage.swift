@@ -1,0 +1,72 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the end of a pipeline reports to the exchange it runs for: each request on the wire, its body bytes as the
+/// socket takes them, and each answer. The exchange keeps them as its current request, progress and metrics.
+protocol TransmissionRecorder: AnyObject, Sendable {
+    /// A request is about to be sent with a body of `expectedBodyBytes` (-1 unknown, 0 none).
+    /// - Throws: `URLError(.cancelled)` when the exchange was cancelled meanwhile: nothing is sent.
+    func willTransmit(_ request: URLRequest, expectedBodyBytes: Int64) throws
+    /// The transport wrote `count` more request body bytes to the socket.
+    func didTransmitBodyBytes(_ count: Int64)
+    /// The answer's head arrived.
+    func didReceive(_ response: TransportResponse)
+}
+
+/// The last stage of every exchange: one request on the wire, through the ``HTTPTransport``.
+///
+/// It sends exactly what reaches it: the headers in one pass (plus the trace context's, when the exchange is
+/// traced), the body, and — for HTTPS with a challenge handler — a server-trust hook that asks the handler. It is not
+/// an ``ExchangeStage``, as it calls no `next`: ``ExchangePipeline`` ends with it.
+struct TransportStage: Sendable {
+    let transport: any HTTPTransport
+    let challengeHandler: (@Sendable (AuthenticationChallenge) async -> AuthenticationDisposition)?
+    let cancellation: TransportCancellation
+    let recorder: any TransmissionRecorder
+
+    func send(_ request: StageRequest) async throws -> StageResponse {
+        let url = try request.url()
+        let urlRequest = request.urlRequest
+        try recorder.willTransmit(urlRequest, expectedBodyBytes: request.body.map { $0.length ?? -1 } ?? 0)
+        var headers: [(name: String, value: String)] = []
+        if let fields = urlRequest.allHTTPHeaderFields {
+            headers.reserveCapacity(fields.count)
+            for (name, value) in fields { headers.append((name: name, value: value)) }
+        }
+        let observation = ExchangeObservation.current
+        if let observation {
+            observation.trace?.attemptStarting(urlRequest, url: url, headers: &headers)
+            if let log = observation.log, log.tracesDecisions { log.sending(urlRequest, headers: headers) }
+        }
+        var transportRequest = TransportRequest(
+            url: url,
+            method: urlRequest.httpMethod ?? "GET",
+            headers: headers,
+            body: request.body,
+            timeoutInterval: urlRequest.timeoutInterval,
+            cancellation: cancellation
+        )
+        if request.body != nil {
+            transportRequest.didSendBodyBytes = { [weak recorder] count in recorder?.didTransmitBodyBytes(count) }
+        }
+        if let challengeHandler, url.scheme?.lowercased() == "https" {
+            transportRequest.serverTrustHandler = { trust in
+                AuthenticationChallenge.serverTrustDecision(
+                    for: await challengeHandler(AuthenticationChallenge(serverTrust: trust, request: urlRequest))
+                )
+            }
+        }
+        let response: TransportResponse
+        do {
+            response = try await transport.send(transportRequest)
+        } catch {
+            observation?.trace?.attemptFailed(error)
+            throw error
+        }
+        observation?.trace?.attemptAnswered(statusCode: response.head.statusCode, httpVersion: response.httpVersion)
+        recorder.didReceive(response)
+        return StageResponse(request: urlRequest, transportResponse: response)
+    }
+}
