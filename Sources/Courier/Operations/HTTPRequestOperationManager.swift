@@ -64,7 +64,7 @@ open class HTTPRequestOperationManager: @unchecked Sendable {
         set { settings.withLock { $0.responseSerializer = newValue } }
     }
 
-    /// Given to every operation. Default ``OperationTransport/defaultSecurityPolicy``.
+    /// Given to every operation. Default the one `SecurityPolicy.default` instance shared by every operation.
     public var securityPolicy: SecurityPolicy {
         get { settings.withLock { $0.securityPolicy } }
         set { settings.withLock { $0.securityPolicy = newValue } }

@@ -4,14 +4,14 @@ import Synchronization
 /// The transports operations use when none is given: one connection pool per security policy,
 /// shared by every operation and manager in the process (a transport per operation would open a
 /// pool per request).
-public enum OperationTransport {
+enum OperationTransport {
     /// The security policy operations start with: one shared instance of
     /// `SecurityPolicy.default` (no pinning, CA and host name validation), so operations that
     /// keep it share ``shared``.
-    public static let defaultSecurityPolicy = SecurityPolicy.default
+    static let defaultSecurityPolicy = SecurityPolicy.default
 
     /// The transport for operations using ``defaultSecurityPolicy``.
-    public static var shared: any HTTPTransport { transport(for: defaultSecurityPolicy) }
+    static var shared: any HTTPTransport { transport(for: defaultSecurityPolicy) }
 
     private struct Key: Hashable {
         let policy: ObjectIdentifier
@@ -22,7 +22,7 @@ public enum OperationTransport {
 
     /// The shared transport enforcing `policy` through `proxy` (default: none), created on first use and kept for
     /// the life of the process (policies are compared by identity, so reuse a policy instance across operations).
-    public static func transport(for policy: SecurityPolicy, proxy: ProxyConfiguration? = nil) -> any HTTPTransport {
+    static func transport(for policy: SecurityPolicy, proxy: ProxyConfiguration? = nil) -> any HTTPTransport {
         pools.withLock { pools in
             let key = Key(policy: ObjectIdentifier(policy), proxy: proxy)
             if let existing = pools[key] { return existing }

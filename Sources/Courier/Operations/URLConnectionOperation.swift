@@ -218,7 +218,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     }
 
     /// The policy the server's certificate must satisfy, enforced by the transport during the TLS
-    /// handshake. Default ``OperationTransport/defaultSecurityPolicy`` (no pinning, CA and host
+    /// handshake. Default one `SecurityPolicy.default` instance shared by every operation (no pinning, CA and host
     /// name validation). Operations sharing a policy instance share a connection pool.
     public var securityPolicy: SecurityPolicy {
         get { storage.withLock { $0.securityPolicy } }
@@ -259,8 +259,8 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
         set { storage.withLock { $0.proxy = newValue } }
     }
 
-    /// The transport to use instead of ``OperationTransport/transport(for:proxy:)`` with
-    /// ``securityPolicy`` and ``proxy``. Default `nil`. Courier's addition (for tests and custom engines).
+    /// The transport to use instead of the shared one for ``securityPolicy`` and ``proxy`` (one connection pool per
+    /// policy instance and proxy, kept for the life of the process). Default `nil`. Courier's addition (for tests and custom engines).
     public var transport: (any HTTPTransport)? {
         get { storage.withLock { $0.transport } }
         set { storage.withLock { $0.transport = newValue } }

@@ -5,9 +5,9 @@ import FoundationNetworking
 
 /// How a redirect response turns into the next request (RFC 9110 §15.4, as browsers and
 /// URLSession apply it). Pure: no I/O.
-public enum RedirectRule {
+package enum RedirectRule {
     /// The status codes that redirect.
-    public static let redirectStatusCodes: Set<Int> = [301, 302, 303, 307, 308]
+    package static let redirectStatusCodes: Set<Int> = [301, 302, 303, 307, 308]
 
     /// The request to send after `response`, or `nil` when `response` is not a followable
     /// redirect (not a redirect status, or no usable `Location`).
@@ -17,7 +17,7 @@ public enum RedirectRule {
     /// - a redirect into a Unix domain socket (`http+unix`) is followed only from a URL on one;
     /// - crossing to another origin (scheme, host or port) drops `Authorization`,
     ///   `Proxy-Authorization` and `Cookie` (the cookie storage adds the new origin's own).
-    public static func nextRequest(after response: HTTPURLResponse, for request: URLRequest) -> URLRequest? {
+    package static func nextRequest(after response: HTTPURLResponse, for request: URLRequest) -> URLRequest? {
         guard redirectStatusCodes.contains(response.statusCode),
               let currentURL = request.url,
               let location = response.value(forHTTPHeaderField: "Location"),

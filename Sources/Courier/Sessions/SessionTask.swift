@@ -7,7 +7,7 @@ import FoundationNetworking
 /// A request run by a ``URLSessionManager``, shaped like `URLSessionTask`: the superclass of
 /// ``DataTask``, ``UploadTask`` and ``DownloadTask``.
 ///
-/// A task is a thin façade over an ``ExchangeDriver`` (the same one an operation uses): the driver
+/// A task is a thin façade over an `ExchangeDriver` (the same kind an operation uses): the driver
 /// decides when the exchange starts, suspends, is cancelled and completes, and keeps the progress; the
 /// exchange does the redirects, the authentication and the cookies; the task adds URLSession's states,
 /// `Progress` objects and the manager's delegate blocks. Tasks start suspended: nothing is sent until
