@@ -103,7 +103,7 @@ public struct OperationArchive: Codable, Sendable, Equatable {
     /// The request.
     public var request: Request
     /// `.ready` or `.finished`.
-    public var state: OperationStateMachine.State
+    public var state: OperationState
     /// The last response head.
     public var response: Response?
     /// The error.

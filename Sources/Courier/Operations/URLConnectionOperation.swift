@@ -306,7 +306,7 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     // MARK: Operation state
 
     /// The state machine's current state.
-    public var state: OperationStateMachine.State { storage.withLock { $0.machine.state } }
+    public var state: OperationState { storage.withLock { $0.machine.state } }
 
     /// True when ready and the dependencies are finished, and always once cancelled (so a
     /// cancelled operation leaves its queue, even while paused).
