@@ -230,4 +230,11 @@ extension SecurityPolicy: Codable {
     private static func stableOrder(_ set: Set<Data>) -> [Data] {
         set.sorted { $0.lexicographicallyPrecedes($1) }
     }
+
+    /// Whether the policy asks for nothing a standard TLS stack does not already check (the system's roots, the host
+    /// name): no pins, no trust roots of its own, invalid certificates refused, the host name validated, today's date.
+    var checksNothingBeyondTheTLSStack: Bool {
+        pinningMode == .none && !allowInvalidCertificates && validatesDomainName && trustedRootCertificates.isEmpty
+            && validationDate == nil
+    }
 }

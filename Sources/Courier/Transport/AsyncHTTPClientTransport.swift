@@ -31,10 +31,17 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// Creates a transport with its own connection pool on NIO's shared event loops.
     /// - Parameter configuration: Timeouts, connection limits, HTTP version and TLS. Default `.init()`.
-    public init(configuration: Configuration = Configuration()) {
+    public convenience init(configuration: Configuration = Configuration()) {
+        self.init(
+            configuration: configuration,
+            clients: EngineClientPool(configuration: configuration, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        )
+    }
+
+    init(configuration: Configuration, clients: EngineClientPool) {
         self.configuration = configuration
         self.threadPool = NIOThreadPool.singleton
-        self.clients = EngineClientPool(configuration: configuration, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        self.clients = clients
     }
 
     deinit {
@@ -44,7 +51,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     /// The HTTPS connection pools (engine clients), how many carry a request now, and how many were made (for tests).
     var httpsPoolCounts: (all: Int, busy: Int, made: Int) { clients.httpsClientCounts }
 
-    /// Cancels requests in flight and closes every connection of every pool. Calling it twice is harmless.
+    /// Cancels requests in flight and closes every connection of every pool. Calling it twice is harmless. A client
+    /// the transport shares (``init(sharing:configuration:)``) is left running.
     public func shutdown() async throws {
         try await clients.shutdown()
     }
@@ -150,6 +158,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let fileRegions = FileRegionLease()
         do {
             (engineRequest, client) = try makeEngineRequest(request, target: target, fileRegions: fileRegions)
+        } catch let refusal as SharedClientError {
+            // Not a failure of the network: a request this transport's shared client cannot carry, said as such.
+            throw refusal
         } catch {
             throw TransportError.urlError(for: error, url: url)
         }

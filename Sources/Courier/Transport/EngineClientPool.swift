@@ -95,8 +95,26 @@ final class EngineClientPool: Sendable {
     private let idleLifetime: UInt64
     /// ``AsyncHTTPClientTransport/Configuration/maximumIdlePools`` (at least 0).
     private let maximumIdleClients: Int
+    /// The client the application owns, when the pool shares one (``init(configuration:sharing:)``): every request
+    /// goes through it, and ``shutdown()`` leaves it running.
+    private let shared: (plain: EngineClient, secure: EngineClient)?
+
+    /// A pool that sends every request through `client`, which the application owns.
+    init(configuration: AsyncHTTPClientTransport.Configuration, sharing client: HTTPClient) {
+        self.configuration = configuration
+        self.eventLoopGroup = client.eventLoopGroup
+        self.eventLoops = Array(client.eventLoopGroup.makeIterator())
+        self.hostPolicies = Dictionary(configuration.securityPolicies.map { ($0.key.lowercased(), $0.value) }) { $1 }
+        idleLifetime = 0
+        maximumIdleClients = 0
+        // Its connections are not seen (no verifier of Courier's on them): the trackers stay empty.
+        let plain = EngineClient(client: client, connections: ConnectionEstablishmentTracker(isSecure: false))
+        self.plainClient = plain
+        self.shared = (plain, EngineClient(client: client, connections: ConnectionEstablishmentTracker(isSecure: true)))
+    }
 
     init(configuration: AsyncHTTPClientTransport.Configuration, eventLoopGroup: any EventLoopGroup) {
+        self.shared = nil
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
         self.eventLoops = Array(eventLoopGroup.makeIterator())
@@ -129,6 +147,7 @@ final class EngineClientPool: Sendable {
         // A configured Unix domain socket carries every request, so no proxy applies.
         let proxy = configuration.unixSocketPath == nil
             ? configuration.proxy?.proxy(forScheme: target.scheme, host: target.host, port: target.port) : nil
+        if let shared { return try sharedClient(shared, for: target, proxy: proxy) }
         guard target.scheme == "https" else {
             guard let proxy else {
                 guard !state.withLock({ $0.isShutDown }) else { throw HTTPClientError.alreadyShutdown }
@@ -140,6 +159,28 @@ final class EngineClientPool: Sendable {
             return client
         }
         return try client(forHTTPSHost: target.host, port: target.port, proxy: proxy)
+    }
+
+    /// The application's client for `target`, when what the request needs is what that client can give.
+    /// - Throws: ``SharedClientError`` naming what it cannot give; `HTTPClientError.alreadyShutdown` after
+    ///   ``shutdown()``.
+    private func sharedClient(
+        _ shared: (plain: EngineClient, secure: EngineClient), for target: RequestURLCheck.Target, proxy: ProxyServer?
+    ) throws -> EngineClient {
+        guard !isShutDown else { throw HTTPClientError.alreadyShutdown }
+        if let path = configuration.unixSocketPath { throw SharedClientError.unixSocketNeedsOwnClient(path: path) }
+        if let proxy { throw SharedClientError.proxyNeedsOwnClient(proxy: proxy.description) }
+        guard target.scheme == "https" else {
+            shared.plain.usage.begin()
+            return shared.plain
+        }
+        if configuration.clientCertificate != nil { throw SharedClientError.clientCertificateNeedsOwnClient }
+        let host = Self.normalized(target.host)
+        guard policy(forHost: host).checksNothingBeyondTheTLSStack else {
+            throw SharedClientError.securityPolicyNeedsOwnClient(host: host)
+        }
+        shared.secure.usage.begin()
+        return shared.secure
     }
 
     /// The client for plain-HTTP requests through `proxy`, made on first use.
@@ -259,7 +300,9 @@ final class EngineClientPool: Sendable {
         return state.withLock { state in
             guard !state.isShutDown else { return [] }
             state.isShutDown = true
-            let clients = [plainClient] + state.proxiedPlainClients.values + state.entries.values.map(\.client) + state.retired
+            // A shared client is the application's to shut down.
+            let own = shared == nil ? [plainClient] : []
+            let clients = own + state.proxiedPlainClients.values + state.entries.values.map(\.client) + state.retired
             state.proxiedPlainClients = [:]
             state.entries = [:]
             state.retired = []

@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOSSL
+import Testing
+@testable import Courier
+import CourierTestServer
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport that sends through an `HTTPClient` the application owns, against the in-process servers.
+@Suite("Transport: an HTTPClient the application owns", .timeLimit(.minutes(1)))
+struct SharedClientTests {
+    static func makeClient(trusting authority: Data? = nil) throws -> HTTPClient {
+        var configuration = AsyncHTTPClientTransport.sharedClientConfiguration
+        if let authority {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(authority), format: .der)])
+            configuration.tlsConfiguration = tls
+        }
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    @Test func requestsGoThroughTheClientAndShutdownsLeaveItRunning() async throws {
+        let client = try Self.makeClient()
+        let transport = AsyncHTTPClientTransport(sharing: client)
+        var configuration = SessionConfiguration.ephemeral
+        configuration.transport = transport
+        let manager = URLSessionManager(configuration: configuration)
+        let url = try await Fixtures.url("/redirect/1")
+
+        // Courier's stages, not the client, followed the redirect: the client was made to follow none.
+        let (data, response) = try await manager.data(for: URLRequest(url: url))
+        #expect(response.statusCode == 200)
+        #expect(response.url?.path == "/get")
+        #expect(!data.isEmpty)
+
+        manager.invalidateSessionCancelingTasks(true)
+        try await transport.shutdown()
+        // The application's client still works…
+        let direct = try await client.execute(HTTPClientRequest(url: try await Fixtures.url("/get").absoluteString), timeout: .seconds(10))
+        #expect(direct.status == .ok)
+        _ = try await direct.body.collect(upTo: 1 << 20)
+
+        // …and the transport sent through it: once the application shuts it down, the transport's requests fail.
+        let second = AsyncHTTPClientTransport(sharing: client)
+        _ = try await Exchange(request: URLRequest(url: try await Fixtures.url("/get")), configuration: .init(transport: second)).result()
+        try await client.shutdown()
+        await #expect(throws: (any Error).self) {
+            _ = try await Exchange(request: URLRequest(url: try await Fixtures.url("/get")), configuration: .init(transport: second)).result()
+        }
+    }
+
+    @Test func httpsIsTrustedByTheClientsOwnTLSConfiguration() async throws {
+        let server = try await TestServer.start(tls: TestServerTLS(http2: true))
+        let client = try Self.makeClient(trusting: server.certificateAuthorityDER)
+        let transport = AsyncHTTPClientTransport(sharing: client)
+        let url = try #require(URL(string: "/get", relativeTo: server.baseURL)?.absoluteURL)
+        let result = try await Exchange(request: URLRequest(url: url), configuration: .init(transport: transport)).result()
+        #expect(result.response.statusCode == 200)
+        #expect(result.metrics.transactions.last?.httpVersion == "HTTP/2.0")
+        try await transport.shutdown()
+        try await client.shutdown()
+        try await server.shutdown()
+    }
+
+    @Test func whatTheClientCannotGiveIsRefusedBeforeAnythingIsSent() async throws {
+        let server = try await TestServer.start(tls: TestServerTLS(http2: false))
+        let client = try Self.makeClient(trusting: server.certificateAuthorityDER)
+        defer { Task { try? await client.shutdown(); try? await server.shutdown() } }
+        let url = try #require(URL(string: "/get", relativeTo: server.baseURL)?.absoluteURL)
+
+        var pinned = AsyncHTTPClientTransport.Configuration()
+        let host = try #require(url.host)
+        pinned.securityPolicies = [host: SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [])]
+        let refusesPin = AsyncHTTPClientTransport(sharing: client, configuration: pinned)
+        let pinError = await #expect(throws: SharedClientError.self) {
+            _ = try await Exchange(request: URLRequest(url: url), configuration: .init(transport: refusesPin)).result()
+        }
+        #expect(pinError == .securityPolicyNeedsOwnClient(host: host))
+        #expect(pinError?.localizedDescription.contains("AsyncHTTPClientTransport(configuration:)") == true)
+
+        var proxied = AsyncHTTPClientTransport.Configuration()
+        proxied.proxy = .all(try ProxyServer(url: "http://127.0.0.1:9"))
+        let refusesProxy = AsyncHTTPClientTransport(sharing: client, configuration: proxied)
+        await #expect(throws: SharedClientError.self) {
+            _ = try await Exchange(request: URLRequest(url: try await Fixtures.url("/get")), configuration: .init(transport: refusesProxy)).result()
+        }
+        #expect(server.requestLog.count == 0, "nothing reached the server")
+    }
+}
