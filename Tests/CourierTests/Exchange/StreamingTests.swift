@@ -114,7 +114,7 @@ struct StreamingTests {
             configuration.downloadProgress = { progress.store($0.totalBytes, ordering: .relaxed) }
             let receiving = Exchange(request: URLRequest(url: try await Fixtures.url("/drip?duration=5&numbytes=50&delay=0")), configuration: configuration)
             receiving.start()
-            while progress.load(ordering: .relaxed) == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(await eventually { progress.load(ordering: .relaxed) > 0 })
             #expect(receiving.phase == .receivingBody)
             if paused { receiving.pause() }
             receiving.cancel()
@@ -153,7 +153,8 @@ struct StreamingTests {
         }
         let after = try await Fixtures.exchange("/get")
         #expect(after.response.statusCode == 200)
-        try await Task.sleep(for: .milliseconds(300))
+        // Closed connections leave the table a moment after their exchanges end.
+        _ = await eventually(timeout: .seconds(3)) { ProcessStats.openDescriptors() - before < 20 }
         let growth = ProcessStats.openDescriptors() - before
         #expect(growth < 20, "descriptors grew by \(growth)")
     }

@@ -100,19 +100,14 @@ struct LoggingTests {
 
         let slow = Task { try await session.data(for: try await SessionFixtures.request("/delay/5")) }
         // Cancelled once its exchange has started (a task cancelled before would never start one).
-        let started = ContinuousClock.now + .seconds(5)
-        while !store.all.contains(where: { $0.message == "request started" && $0.metadata["url.full"]?.contains("/delay/5") == true }),
-              ContinuousClock.now < started {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        #expect(await eventually(timeout: .seconds(5)) {
+            store.all.contains { $0.message == "request started" && $0.metadata["url.full"]?.contains("/delay/5") == true }
+        })
         slow.cancel()
         _ = try? await slow.value
         // The exchange logs its end when its own run ends, which may be just after the caller was told.
-        let deadline = ContinuousClock.now + .seconds(5)
-        while !store.all.contains(where: { $0.message == "request cancelled" }), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(store.all.contains { $0.message == "request cancelled" }, "\(store.all)")
+        let logged = await eventually(timeout: .seconds(5)) { store.all.contains { $0.message == "request cancelled" } }
+        #expect(logged, "\(store.all)")
         #expect(!store.all.contains { $0.level == .trace }, "nothing below the logger's level")
     }
 

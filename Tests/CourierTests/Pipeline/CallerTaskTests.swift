@@ -56,7 +56,8 @@ struct CallerTaskTests {
         defer { manager.invalidateSessionCancelingTasks(true) }
 
         let call = Task { _ = try await manager.get("delay/5") }
-        try await Task.sleep(for: .milliseconds(200))
+        // Cancelled once its request is out (the server holds it for 5 s).
+        #expect(await eventually { manager.tasks.first?.exchange?.phase == .awaitingResponse })
         let cancelled = ContinuousClock.now
         call.cancel()
         await #expect { _ = try await call.value } throws: { ($0 as? URLError)?.code == .cancelled }
@@ -79,7 +80,7 @@ struct CallerTaskTests {
     @Test func aSecondCallerOfResultWaitsForTheFirstRun() async throws {
         let exchange = Exchange(request: URLRequest(url: try await Fixtures.url("/delay/1")), configuration: .init(transport: Fixtures.transport))
         async let first = exchange.result()
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { exchange.phase != .idle }, "the first caller runs the exchange")
         let second = try await exchange.result()
         #expect(try await first.response.statusCode == 200)
         #expect(second.response.statusCode == 200)

@@ -111,7 +111,7 @@ struct PipelineOrderTests {
         let exchange = StageTests.exchange("/slow", over: stub)
         let started = ContinuousClock.now
         let waiting = Task { try await exchange.result() }
-        while stub.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await eventually { !stub.requests.isEmpty })
         exchange.cancel()
         await #expect { _ = try await waiting.value } throws: { ($0 as? URLError)?.code == .cancelled }
         #expect(ContinuousClock.now - started < .seconds(5))

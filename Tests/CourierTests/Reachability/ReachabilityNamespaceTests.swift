@@ -174,11 +174,7 @@ struct ReachabilityNamespaceTests {
             defer { NotificationCenter.default.removeObserver(observer) }
             manager.startMonitoring()
             try ns.inside("link", "set", "vB", "down")
-            let clock = ContinuousClock()
-            let start = clock.now
-            while notified.withLock({ $0.last }) != .notReachable, clock.now - start < .seconds(3) {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            _ = await eventually(timeout: .seconds(3)) { notified.withLock { $0.last } == .notReachable }
             #expect(seen.withLock { $0 }.last == .notReachable)
             #expect(notified.withLock { $0 }.last == .notReachable)
             #expect(seen.withLock { $0 }.first != .unknown)
@@ -201,11 +197,7 @@ struct ReachabilityNamespaceTests {
             }
             // A manager released on its own reader thread (while it reports) closes its sockets
             // as that thread ends, a moment later; give that a second at most.
-            let clock = ContinuousClock()
-            let settleStart = clock.now
-            while ReachabilityDescriptors.netlinkSocketCount() != netlinkBefore, clock.now - settleStart < .seconds(1) {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            _ = await eventually(timeout: .seconds(1)) { ReachabilityDescriptors.netlinkSocketCount() == netlinkBefore }
             let after = ReachabilityDescriptors.all().count
             #expect(ReachabilityDescriptors.netlinkSocketCount() == netlinkBefore)
             // Each leaking manager would leave three descriptors (two sockets and its end of the
@@ -231,10 +223,8 @@ struct ReachabilityNamespaceTests {
                     _ = holder.withLock { held in defer { held = nil }; return held }
                 }
             }
-            let clock = ContinuousClock()
-            let start = clock.now
-            while ReachabilityDescriptors.netlinkSocketCount() != netlinkBefore || reports.load(ordering: .relaxed) == 0, clock.now - start < .seconds(2) {
-                try await Task.sleep(for: .milliseconds(10))
+            _ = await eventually(timeout: .seconds(2)) {
+                ReachabilityDescriptors.netlinkSocketCount() == netlinkBefore && reports.load(ordering: .relaxed) > 0
             }
             #expect(reports.load(ordering: .relaxed) >= 1)
             #expect(holder.withLock { $0 } == nil)
@@ -265,12 +255,7 @@ struct SharedReachabilityManagerTests {
         let manager = NetworkReachabilityManager.shared
         manager.startMonitoring()
         defer { manager.stopMonitoring() }
-        let clock = ContinuousClock()
-        let start = clock.now
-        while manager.networkReachabilityStatus == .unknown, clock.now - start < .seconds(3) {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        #expect(manager.networkReachabilityStatus != .unknown)
+        #expect(await eventually(timeout: .seconds(3)) { manager.networkReachabilityStatus != .unknown })
     }
 }
 #endif

@@ -238,14 +238,15 @@ struct RetryPolicyTests {
 
     @Test func cancellingDuringTheDelayStopsTheWait() async throws {
         let stub = StubTransport { _ in StubResponse(statusCode: 503, headers: [("Retry-After", "20")]) }
-        let exchange = StageTests.exchange("slow", over: stub) { $0.interceptors = [RetryPolicy()] }
-        let task = Task { try await exchange.result() }
-        // Cancelled during the 20 s wait: once the first attempt got its 503.
-        let sent = ContinuousClock.now + .seconds(5)
-        while stub.requests.isEmpty, ContinuousClock.now < sent {
-            try await Task.sleep(for: .milliseconds(10))
+        let waiting = Atomic<Bool>(false)
+        let exchange = StageTests.exchange("slow", over: stub) {
+            $0.interceptors = [RetryPolicy()]
+            // Called with the retry decided, just before its delay is waited.
+            $0.willRetry = { _ in waiting.store(true, ordering: .releasing) }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        let task = Task { try await exchange.result() }
+        // Cancelled during the 20 s wait.
+        #expect(await eventually(timeout: .seconds(5)) { waiting.load(ordering: .acquiring) })
         let start = ContinuousClock.now
         task.cancel()
         await #expect(throws: (any Error).self) { try await task.value }

@@ -17,14 +17,8 @@ struct ResourceDeadlinesTests {
         deadlines.add(removed, deadline: .now() + .milliseconds(100)) { expired.withLock { $0.append("removed") } }
         deadlines.remove(removed)
 
-        func waitFor(_ name: String) async throws {
-            let giveUp = ContinuousClock.now + .seconds(10)
-            while !expired.withLock({ $0.contains(name) }), ContinuousClock.now < giveUp {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-        }
-        try await waitFor("early")
-        try await waitFor("late")
+        #expect(await eventually { expired.withLock { $0.contains("early") } })
+        #expect(await eventually { expired.withLock { $0.contains("late") } })
         #expect(expired.withLock { $0 } == ["early", "late"])
         withExtendedLifetime((late, early, removed)) {}
     }

@@ -35,9 +35,15 @@ struct SerializationOnceTests {
         let manager = Self.manager(serializer)
         defer { manager.invalidateSessionCancelingTasks(true) }
 
+        // The completion (and its notification, which carries the object) is delivered after the verb returns.
+        let delivered = Signal<Bool>()
+        let observer = NotificationCenter.default.addObserver(forName: .courierTaskDidComplete, object: nil, queue: nil) { note in
+            if (note.object as? SessionTask)?.manager === manager { delivered.fire(true) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
         let (object, _) = try await manager.get("answer")
         #expect((object as? [String: Any])?["answer"] as? Int == 42)
-        try await Task.sleep(for: .milliseconds(100))  // the completion (and its notification) is delivered after
+        _ = await delivered.wait()
         #expect(serializer.calls.load(ordering: .relaxed) == 1)
         let ranOnMain = serializer.onMain.load(ordering: .relaxed)
         #expect(!ranOnMain)

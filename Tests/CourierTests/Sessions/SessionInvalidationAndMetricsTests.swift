@@ -23,7 +23,7 @@ struct SessionInvalidationAndMetricsTests {
         let running = manager.dataTask(with: try await SessionFixtures.request("/delay/5"), completionHandler: nil)
         running.resume()
         let suspended = manager.downloadTask(with: try await SessionFixtures.request("/bytes/100"), completionHandler: nil)
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { running.exchange?.phase == .awaitingResponse }, "the running task's request is out")
         manager.invalidateSessionCancelingTasks(true)
         #expect(manager.isInvalidated)
         _ = await invalid.wait()

@@ -90,7 +90,7 @@ struct StubTransportTests {
 
         let started = ContinuousClock.now
         let call = Task { _ = try await manager.get("slow") }
-        while stub.requests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(await eventually { !stub.requests.isEmpty })
         call.cancel()
         await #expect { _ = try await call.value } throws: { ($0 as? URLError)?.code == .cancelled }
         #expect(ContinuousClock.now - started < .seconds(5))
