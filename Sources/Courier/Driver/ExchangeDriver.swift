@@ -18,8 +18,8 @@ final class ExchangeDriver: Sendable {
         var exchange: Exchange?
         /// The attempt ``exchange`` belongs to.
         var exchangeAttempt = 0
-        /// The exchange a restart-mode pause stopped, with its attempt, until the next pause replaces it: the façade
-        /// takes the bytes it kept from it.
+        /// The exchange a restart-mode pause stopped, with its attempt, until the façade has taken the bytes it kept
+        /// (``releaseStopped(attempt:)``).
         var stopped: (attempt: Int, exchange: Exchange)?
         /// The task running the latest attempt, when the driver launched it.
         var runner: Task<Void, Never>?
@@ -52,6 +52,13 @@ final class ExchangeDriver: Sendable {
     }
     /// The latest attempt a restart-mode pause stopped, and its exchange; `nil` when none was made before the pause.
     var stoppedAttempt: (attempt: Int, exchange: Exchange)? { state.withLock { $0.stopped } }
+
+    /// Lets go of attempt `n`'s stopped exchange once the façade has taken its bytes (a later pause's is kept).
+    func releaseStopped(attempt n: Int) {
+        state.withLock { state in
+            if state.stopped?.attempt == n { state.stopped = nil }
+        }
+    }
     /// When the first attempt started; `nil` before.
     var startedAt: Date? { state.withLock { $0.startedAt } }
     /// The newest request-body progress.

@@ -42,6 +42,8 @@ extension URLConnectionOperation {
             if let kept, storage.output == nil, storage.outputFileURL == nil { storage.buffer = kept }
             storage.totalBytesRead = total
         }
+        // Only once the bytes are in the storage: a caller that then finds no stopped exchange finds them there.
+        driver.releaseStopped(attempt: attempt)
     }
 
     private func runAttempt(_ n: Int) async {

@@ -127,7 +127,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
 
     /// Continues the body of a data task that became a download task.
     func adopt(_ result: ExchangeResult, from dataTask: DataTask) async {
-        _ = forceRunning()
+        forceRunning()
         do {
             var writer = try FileBodyWriter(url: partialFile, offset: 0)
             var total: Int64 = 0

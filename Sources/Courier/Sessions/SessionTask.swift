@@ -227,9 +227,8 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// Marks the task running without an exchange of its own (a data task's body handed over).
-    func forceRunning() -> Bool {
-        if case .startAttempt = driver.resume() { return true }
-        return false
+    func forceRunning() {
+        _ = driver.resume()
     }
 
     /// Completes the task without calling any block (a data task that became a download task).

@@ -30,6 +30,10 @@ struct ExchangeDriverTests {
         #expect(driver.stoppedAttempt?.attempt == 1)
         #expect(driver.stoppedAttempt?.exchange === first)
         #expect(driver.liveExchange == nil)
+        driver.releaseStopped(attempt: 0)
+        #expect(driver.stoppedAttempt?.attempt == 1, "only the attempt the façade settled is let go")
+        driver.releaseStopped(attempt: 1)
+        #expect(driver.stoppedAttempt == nil)
 
         #expect(driver.resume() == .startAttempt(2))
         let second = try await Self.exchange("/bytes/64?seed=1")
