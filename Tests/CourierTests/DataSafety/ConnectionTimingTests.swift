@@ -150,12 +150,18 @@ struct ConnectionTimingTests {
 
     @Test func aPostOnAStaleConnectionIsNotSentAgain() async throws {
         let server = try await HostileRoutes.startServer()
-        defer { Task { await server.stop() } }
+        // One connection per host: the second POST waits until the first one's connection is back in the pool and
+        // goes out on it. With more, a busy machine can finish the first exchange before the engine has put its
+        // connection back, and the second POST goes out on a fresh connection that nothing closes.
+        var settings = AsyncHTTPClientTransport.Configuration()
+        settings.maximumConnectionsPerHost = 1
+        let transport = AsyncHTTPClientTransport(configuration: settings)
+        defer { Task { try? await transport.shutdown(); await server.stop() } }
         func post() async throws -> ExchangeResult {
             var request = URLRequest(url: server.url("/stale-post"))
             request.httpMethod = "POST"
             request.httpBody = Data("once".utf8)
-            return try await Exchange(request: request, configuration: .init(transport: Fixtures.transport)).result()
+            return try await Exchange(request: request, configuration: .init(transport: transport)).result()
         }
         #expect(try await post().data == Data("ok".utf8))
         let error = await #expect(throws: URLError.self) { _ = try await post() }
