@@ -52,11 +52,13 @@ struct CommonRequestOptions: ParsableArguments {
         try tls.check()
     }
 
-    /// The transport's settings: TLS, proxy or socket, and the HTTP version; `--timeout` (`timeout`) also bounds
-    /// making a connection (TCP, a proxy's CONNECT tunnel or SOCKS handshake, TLS), which otherwise gets 10 s.
+    /// The transport's settings: TLS, proxy or socket, and the HTTP version. `--timeout` (`timeout`) is also the time
+    /// allowed for making a connection (TCP, a proxy's CONNECT tunnel or SOCKS handshake, TLS), as HTTPie's
+    /// `--timeout` is: no byte moves while a connection is made either, and over a lossy link a SYN retransmitted
+    /// three times already takes 7 s, so the library's 10 s default would fail what the user allowed 30 s or more.
     func transportConfiguration(timeout: TimeInterval) throws -> AsyncHTTPClientTransport.Configuration {
         var configuration = try tls.transportConfiguration()
-        configuration.connectTimeout = min(configuration.connectTimeout, timeout)
+        configuration.connectTimeout = timeout
         try network.apply(to: &configuration)
         if http1 { configuration.httpVersion = .http1Only }
         return configuration
