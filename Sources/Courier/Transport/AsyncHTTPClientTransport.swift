@@ -25,6 +25,8 @@ import FoundationNetworking
 public final class AsyncHTTPClientTransport: HTTPTransport {
     private let clients: EngineClientPool
     private let threadPool: NIOThreadPool
+    /// Checks every request's timeouts (see ``TimeoutSweeper``).
+    private let sweeper: TimeoutSweeper
 
     /// The configuration the transport was created with.
     public let configuration: Configuration
@@ -42,6 +44,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         self.configuration = configuration
         self.threadPool = NIOThreadPool.singleton
         self.clients = clients
+        self.sweeper = TimeoutSweeper(eventLoop: clients.eventLoopGroup.next())
     }
 
     deinit {
@@ -186,7 +189,8 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
                 reportBodyBytes(count)
             }
         }
-        let delegate = StreamingResponseDelegate(didSendBodyBytes: counting) {
+        let watchdog = makeWatchdog(for: request, queuedSince: queuedSince)
+        let delegate = StreamingResponseDelegate(watchdog: watchdog, didSendBodyBytes: counting) {
             connections.headSent(ticket)
         }
         let eventLoop = clients.eventLoop(for: target)
@@ -202,7 +206,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             fileRegions.requestEnded()
             client.usage.end()
         }
-        watch(delegate, request: request, eventLoop: task.eventLoop, queuedSince: queuedSince)
+        if let watchdog { watch(delegate, with: watchdog, request: request) }
 
         let head: HTTPResponseHead
         do {
@@ -213,9 +217,12 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             }
         } catch {
             _ = connections.finish(ticket)
-            if let expiry = ConnectionQueueExpiry(error), !delegate.cancelRequested, !clients.isShutDown,
-               configuration.connectionWaitTimeout <= 0 || NIODeadline.now() - queuedSince < .init(clampedSeconds: configuration.connectionWaitTimeout) {
-                throw expiry
+            if let expiry = ConnectionQueueExpiry(error), !delegate.cancelRequested, !clients.isShutDown {
+                let wait = configuration.connectionWaitTimeout
+                guard wait > 0, NIODeadline.now() - queuedSince >= .init(clampedSeconds: wait) else { throw expiry }
+                // The engine's queue timeout came at the end of the wait, before the watchdog's check: the same
+                // failure, said the same way.
+                throw Self.timedOut(.connectionWait, url: url, idle: request.timeoutInterval, wait: wait)
             }
             if !clients.isShutDown, var stale = Self.unanswered(error, cancelledHere: delegate.cancelRequested) {
                 stale.bodyBytesReported = bodyBytesSent.load(ordering: .relaxed)
@@ -245,28 +252,35 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         )
     }
 
-    /// Starts the request's watchdog: the connection wait (what is left of it since the request first queued), then
-    /// the idle timeout (see ``IdleTimeoutWatchdog``).
-    private func watch(_ delegate: StreamingResponseDelegate, request: TransportRequest, eventLoop: any EventLoop, queuedSince: NIODeadline) {
+    /// The request's watchdog (see ``IdleTimeoutWatchdog``): the connection wait (what is left of it since the
+    /// request first queued), then the idle timeout; `nil` when neither applies.
+    private func makeWatchdog(for request: TransportRequest, queuedSince: NIODeadline) -> IdleTimeoutWatchdog? {
         let idle = request.timeoutInterval > 0 ? request.timeoutInterval : nil
         let wait = configuration.connectionWaitTimeout > 0 ? configuration.connectionWaitTimeout : nil
-        guard idle != nil || wait != nil else { return }
-        let url = request.url
-        let watchdog = IdleTimeoutWatchdog(
+        guard idle != nil || wait != nil else { return nil }
+        return IdleTimeoutWatchdog(
             idleTimeout: idle.map(TimeAmount.init(clampedSeconds:)),
             connectionWait: wait.map { TimeAmount(clampedSeconds: $0) - (NIODeadline.now() - queuedSince) },
-            eventLoop: eventLoop
-        ) { [weak delegate] expiry in
-            let message = switch expiry {
-            case .idle: "The request timed out after \(idle ?? 0) s without data."
-            case .connectionWait: "The request timed out after waiting \(wait ?? 0) s for a connection."
-            }
-            delegate?.fail(with: URLError(.timedOut, userInfo: [
-                NSURLErrorFailingURLErrorKey: url,
-                NSLocalizedDescriptionKey: message,
-            ]))
+            sweeper: sweeper
+        )
+    }
+
+    /// Has the transport's sweeper check `watchdog`, which fails the request when a limit runs out.
+    private func watch(_ delegate: StreamingResponseDelegate, with watchdog: IdleTimeoutWatchdog, request: TransportRequest) {
+        let url = request.url
+        let idle = request.timeoutInterval, wait = configuration.connectionWaitTimeout
+        watchdog.start { [weak delegate] expiry in
+            delegate?.fail(with: Self.timedOut(expiry, url: url, idle: idle, wait: wait))
         }
-        delegate.install(watchdog)
+    }
+
+    /// The error of a request whose idle timeout (`idle` seconds) or connection wait (`wait` seconds) ran out.
+    private static func timedOut(_ expiry: IdleTimeoutWatchdog.Expiry, url: URL, idle: TimeInterval, wait: TimeInterval) -> URLError {
+        let message = switch expiry {
+        case .idle: "The request timed out after \(idle) s without data."
+        case .connectionWait: "The request timed out after waiting \(wait) s for a connection."
+        }
+        return URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: message])
     }
 
     /// The engine's request, and the client (connection pool) that must carry it.

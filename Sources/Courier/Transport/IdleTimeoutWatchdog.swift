@@ -10,9 +10,9 @@ import Synchronization
 /// - **On a connection.** `URLRequest.timeoutInterval` semantics, as in URLSession: the request fails
 ///   when no byte has moved in either direction for the idle timeout.
 ///
-/// Activity is recorded with a timestamp (no timer work per chunk); one check is scheduled at a
-/// time and reschedules itself for the remaining interval. While the consumer holds backpressure
-/// the idle timeout is suspended: a paused reader is not an idle server.
+/// Activity is recorded with a timestamp (no timer work per chunk), and the watchdog has no timer of its own: a
+/// ``TimeoutSweeper`` checks it every ``tick`` while it watches. While the consumer holds backpressure the idle
+/// timeout is suspended: a paused reader is not an idle server.
 final class IdleTimeoutWatchdog: Sendable {
     /// Which limit ran out.
     enum Expiry: Sendable {
@@ -22,6 +22,21 @@ final class IdleTimeoutWatchdog: Sendable {
         case idle
     }
 
+    /// What a check found.
+    enum Verdict: Sendable {
+        /// Within its limits: check again.
+        case watching
+        /// Finished, or nothing left to watch.
+        case ended
+        /// A limit ran out (the watchdog has finished).
+        case expired(Expiry)
+    }
+
+    /// The longest time between two checks, whatever the limits.
+    static let longestTick = TimeAmount.milliseconds(250)
+    /// The shortest time between two checks, whatever the limits.
+    static let shortestTick = TimeAmount.milliseconds(1)
+
     private struct State {
         /// `true` until the request is on a connection.
         var waitingForConnection = true
@@ -29,33 +44,35 @@ final class IdleTimeoutWatchdog: Sendable {
         var lastActivity: NIODeadline
         var suspended = false
         var finished = false
-        var scheduled: NIOScheduledCallback?
     }
 
     private let idleTimeout: TimeAmount?
-    private let eventLoop: any EventLoop
-    private let onTimeout: @Sendable (Expiry) -> Void
+    private let sweeper: TimeoutSweeper
     private let state: Mutex<State>
+    /// The time between two checks: 1/32 of the shorter limit, between ``shortestTick`` and ``longestTick``, so that
+    /// a limit runs out at most about 3 % late.
+    let tick: TimeAmount
 
-    /// Starts watching a request that is waiting for a connection. `onTimeout` runs at most once, on `eventLoop`.
+    /// Starts the clocks of a request that is waiting for a connection; ``start(onTimeout:)`` has it checked.
     /// - Parameters:
     ///   - idleTimeout: The idle timeout once on a connection; `nil` for none.
     ///   - connectionWait: The most time to wait for a connection; `nil` for no limit.
-    init(
-        idleTimeout: TimeAmount?,
-        connectionWait: TimeAmount?,
-        eventLoop: any EventLoop,
-        onTimeout: @escaping @Sendable (Expiry) -> Void
-    ) {
+    ///   - sweeper: What checks it.
+    init(idleTimeout: TimeAmount?, connectionWait: TimeAmount?, sweeper: TimeoutSweeper) {
         self.idleTimeout = idleTimeout
-        self.eventLoop = eventLoop
-        self.onTimeout = onTimeout
+        self.sweeper = sweeper
         let now = NIODeadline.now()
         self.state = Mutex(State(waitDeadline: connectionWait.map { now + $0 }, lastActivity: now))
-        // One check at the earlier of the two limits serves both phases: a request on a connection by then is
-        // rechecked for idleness from its last activity, so acquiring a connection needs no timer work.
-        let first = [connectionWait, idleTimeout].compactMap { $0 }.min()
-        if let first { schedule(at: now + first) }
+        let shorter = [connectionWait, idleTimeout].compactMap { $0 }.min() ?? Self.longestTick
+        tick = min(max(TimeAmount.nanoseconds(shorter.nanoseconds / 32), Self.shortestTick), Self.longestTick)
+    }
+
+    /// Has the sweeper check this watchdog until it finishes; `onTimeout` runs at most once, on the sweeper's loop.
+    func start(onTimeout: @escaping @Sendable (Expiry) -> Void) {
+        // A watchdog finished before it started is not watched; one that finishes from here on leaves the sweeper
+        // itself (or, racing this, at the next sweep, which finds it ended).
+        guard !state.withLock({ $0.finished }) else { return }
+        sweeper.add(self, onTimeout: onTimeout)
     }
 
     /// The request head was written to a connection: from now on the idle timeout applies.
@@ -85,73 +102,28 @@ final class IdleTimeoutWatchdog: Sendable {
 
     /// Stops watching for good.
     func finish() {
-        let scheduled = state.withLock { state -> NIOScheduledCallback? in
-            state.finished = true
-            defer { state.scheduled = nil }
-            return state.scheduled
+        let wasWatching = state.withLock { state -> Bool in
+            defer { state.finished = true }
+            return !state.finished
         }
-        scheduled?.cancel()
+        if wasWatching { sweeper.remove(self) }
     }
 
-    /// A scheduled callback rather than a scheduled task: no promise and no future per request (a few µs of every
-    /// small request, and the heap entry is all the loop keeps).
-    private func schedule(at deadline: NIODeadline) {
-        // Only a loop that is shutting down refuses; nothing is left to watch then.
-        guard let task = try? eventLoop.scheduleCallback(at: deadline, handler: Check(watchdog: self)) else { return }
-        let stale = state.withLock { state -> Bool in
-            if state.finished { return true }
-            state.scheduled = task
-            return false
-        }
-        if stale { task.cancel() }
-    }
-
-    /// Runs the check unless the watchdog is gone (the loop holds this until the deadline; the watchdog is not kept
-    /// alive by it).
-    private struct Check: NIOScheduledCallbackHandler, Sendable {
-        weak var watchdog: IdleTimeoutWatchdog?
-
-        func handleScheduledCallback(eventLoop: some EventLoop) {
-            watchdog?.check()
-        }
-    }
-
-    private enum Decision {
-        case stop
-        case fire(Expiry)
-        case recheck(NIODeadline)
-    }
-
-    private func check() {
-        let now = NIODeadline.now()
+    /// Whether a limit has run out at `now` (called by the sweeper).
+    func check(now: NIODeadline) -> Verdict {
         let idleTimeout = self.idleTimeout
-        let decision: Decision = state.withLock { state in
-            if state.finished { return .stop }
+        return state.withLock { state in
+            if state.finished { return .ended }
             if state.waitingForConnection {
-                guard let deadline = state.waitDeadline else {
-                    // No wait limit: look again one idle timeout later (the request may be on a connection by then).
-                    return idleTimeout.map { .recheck(now + $0) } ?? .stop
-                }
-                guard deadline > now else {
-                    state.finished = true
-                    return .fire(.connectionWait)
-                }
-                // Never further away than one idle timeout, so idleness after the wait is seen in time.
-                return .recheck(idleTimeout.map { min(deadline, now + $0) } ?? deadline)
-            }
-            guard let idleTimeout else { return .stop }
-            if state.suspended { return .recheck(now + idleTimeout) }
-            let due = state.lastActivity + idleTimeout
-            guard due > now else {
+                guard let deadline = state.waitDeadline, deadline <= now else { return .watching }
                 state.finished = true
-                return .fire(.idle)
+                return .expired(.connectionWait)
             }
-            return .recheck(due)
-        }
-        switch decision {
-        case .stop: break
-        case .fire(let expiry): onTimeout(expiry)
-        case .recheck(let deadline): schedule(at: deadline)
+            // On a connection without an idle timeout nothing is left to watch.
+            guard let idleTimeout else { return .ended }
+            if state.suspended || state.lastActivity + idleTimeout > now { return .watching }
+            state.finished = true
+            return .expired(.idle)
         }
     }
 }

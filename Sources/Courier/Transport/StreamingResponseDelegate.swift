@@ -62,13 +62,15 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
     private let state = Mutex(State())
     private let didSendBodyBytes: (@Sendable (Int64) -> Void)?
     private let didSendHead: @Sendable () -> Void
-    /// The request's timeouts, and whether its head went out (which may happen before the watchdog is installed).
-    private let timing = Mutex<(watchdog: IdleTimeoutWatchdog?, headSent: Bool)>((nil, false))
+    /// The request's timeouts (`nil`: none); bytes moving in either direction reset them.
+    private let watchdog: IdleTimeoutWatchdog?
 
     /// - Parameters:
+    ///   - watchdog: The request's timeouts, or `nil`.
     ///   - didSendBodyBytes: Called with each request body part the socket accepted.
     ///   - didSendHead: Called once the request head was written to a connection.
-    init(didSendBodyBytes: (@Sendable (Int64) -> Void)?, didSendHead: @escaping @Sendable () -> Void) {
+    init(watchdog: IdleTimeoutWatchdog?, didSendBodyBytes: (@Sendable (Int64) -> Void)?, didSendHead: @escaping @Sendable () -> Void) {
+        self.watchdog = watchdog
         self.didSendBodyBytes = didSendBodyBytes
         self.didSendHead = didSendHead
     }
@@ -122,17 +124,6 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
             if let result { continuation.resume(with: result) }
         }
     }
-
-    /// Installs the request's watchdog; bytes moving in either direction reset it.
-    func install(_ watchdog: IdleTimeoutWatchdog) {
-        let headSent = timing.withLock { timing in
-            timing.watchdog = watchdog
-            return timing.headSent
-        }
-        if headSent { watchdog.connectionAcquired() }
-    }
-
-    private var watchdog: IdleTimeoutWatchdog? { timing.withLock { $0.watchdog } }
 
     private func touchWatchdog() {
         watchdog?.touch()
@@ -219,10 +210,6 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
     // MARK: HTTPClientResponseDelegate
 
     func didSendRequestHead(task: HTTPClient.Task<Void>, _ head: HTTPRequestHead) {
-        let watchdog = timing.withLock { timing in
-            timing.headSent = true
-            return timing.watchdog
-        }
         watchdog?.connectionAcquired()
         didSendHead()
     }
