@@ -194,18 +194,22 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             connections.headSent(ticket)
         }
         let eventLoop = clients.eventLoop(for: target)
-        let task = client.client.execute(
-            request: engineRequest, delegate: delegate, eventLoop: .delegate(on: eventLoop), deadline: nil, logger: configuration.logger
-        )
-        delegate.attach(task)
-        request.cancellation?.onCancel { delegate.cancel() }
-        task.futureResult.whenComplete { result in
-            // The engine fails a request on a client that is shutting down without calling its delegate: the head's
-            // waiter must still hear of it, or it would wait for ever.
-            if case .failure(let error) = result { delegate.engineTaskFailed(error) }
-            fileRegions.requestEnded()
-            client.usage.end()
+        let engine = client.client, logger = configuration.logger
+        // Handed to the engine on the loop its connections for this origin use: from another thread the engine wakes
+        // that loop for the request's state, for the connection and for the completion callback below (three or four
+        // eventfd writes and context switches per request); from the loop itself it wakes it once, here.
+        eventLoop.execute {
+            let task = engine.execute(request: engineRequest, delegate: delegate, eventLoop: .delegate(on: eventLoop), deadline: nil, logger: logger)
+            delegate.attach(task)
+            task.futureResult.whenComplete { result in
+                // The engine fails a request on a client that is shutting down without calling its delegate: the
+                // head's waiter must still hear of it, or it would wait for ever.
+                if case .failure(let error) = result { delegate.engineTaskFailed(error) }
+                fileRegions.requestEnded()
+                client.usage.end()
+            }
         }
+        request.cancellation?.onCancel { delegate.cancel() }
         if let watchdog { watch(delegate, with: watchdog, request: request) }
 
         let head: HTTPResponseHead
