@@ -198,7 +198,9 @@ struct DelegateBlockOrderTests {
             }
         }
         defer { observers.forEach(NotificationCenter.default.removeObserver) }
-        let task = manager.dataTask(with: try await SessionFixtures.request("/delay/0"), completionHandler: nil)
+        // A response a second away: the task is still running when `suspend()` comes (with an immediate one, a
+        // thread preempted between the two calls on a busy machine found the task completed, and nothing to suspend).
+        let task = manager.dataTask(with: try await SessionFixtures.request("/delay/1"), completionHandler: nil)
         task.resume()
         task.suspend()
         task.resume()
