@@ -190,7 +190,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             }
         }
         let watchdog = makeWatchdog(for: request, queuedSince: queuedSince)
-        let delegate = StreamingResponseDelegate(watchdog: watchdog, didSendBodyBytes: counting) {
+        let delegate = StreamingResponseDelegate(watchdog: watchdog, requestBodyLength: request.body?.length, didSendBodyBytes: counting) {
             connections.headSent(ticket)
         }
         let eventLoop = clients.eventLoop(for: target)

@@ -152,9 +152,7 @@ struct ConnectionTimingTests {
         let server = try await HostileRoutes.startServer()
         // One connection per host: the second POST waits until the first one's connection is back in the pool and
         // goes out on it. With more, a busy machine can finish the first exchange before the engine has put its
-        // connection back, and the second POST goes out on a fresh connection that nothing closes. The POSTs carry
-        // no body: with a streamed one and a single connection, about one run in twenty under two CPU hogs left the
-        // second POST waiting for ever in the engine's queue (noted in docs/plans/one-core.md §5c, not fixed yet).
+        // connection back, and the second POST goes out on a fresh connection that nothing closes.
         var settings = AsyncHTTPClientTransport.Configuration()
         settings.maximumConnectionsPerHost = 1
         let transport = AsyncHTTPClientTransport(configuration: settings)
@@ -162,6 +160,7 @@ struct ConnectionTimingTests {
         func post() async throws -> ExchangeResult {
             var request = URLRequest(url: server.url("/stale-post"))
             request.httpMethod = "POST"
+            request.httpBody = Data("once".utf8)
             return try await Exchange(request: request, configuration: .init(transport: transport)).result()
         }
         #expect(try await post().data == Data("ok".utf8))
