@@ -324,9 +324,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             // Plain HTTP is always HTTP/1.1 on a bare socket: files can go with sendfile(2).
             let lease = scheme == "http" ? fileRegions : nil
             return HTTPClient.Body.stream(contentLength: body.length) { writer in
-                loop.makeFutureWithTask {
-                    try await RequestBodyPump.pump(body, into: writer, threadPool: threadPool, fileRegions: lease)
-                }
+                RequestBodyPump.start(body, into: writer, on: loop, threadPool: threadPool, fileRegions: lease)
             }
         }
         let engineRequest = try HTTPClient.Request(

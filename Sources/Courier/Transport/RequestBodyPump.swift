@@ -23,13 +23,33 @@ enum RequestBodyPump {
     /// The size of each file region handed to the socket when a file is sent with `sendfile(2)`.
     static let fileRegionSize = 1 << 20
 
+    /// Starts writing the whole body, in order.
+    ///
+    /// Bytes already in memory are written from `loop` (the engine calls its body stream there): no task, no thread
+    /// hop, and the engine hears the body's end as soon as it has taken the last part. Anything read with blocking
+    /// calls or produced asynchronously is pumped from a task.
+    /// - Returns: A future that succeeds once the writer has taken the whole body.
+    static func start(
+        _ body: RequestBody,
+        into writer: HTTPClient.Body.StreamWriter,
+        on loop: any EventLoop,
+        threadPool: NIOThreadPool,
+        fileRegions: FileRegionLease?
+    ) -> EventLoopFuture<Void> {
+        if case .data(let data) = body.source { return write(data, into: writer, on: loop) }
+        return loop.makeFutureWithTask {
+            try await pump(body, into: writer, on: loop, threadPool: threadPool, fileRegions: fileRegions)
+        }
+    }
+
     /// Writes the whole body, in order, then returns.
     /// - Parameter fileRegions: When given, a file goes to the socket as file regions
     ///   (`sendfile(2)`, no copy through user space) whose handle the lease keeps open until the
     ///   request ends. Only for plain-text connections: TLS must read the bytes to encrypt them.
-    static func pump(
+    private static func pump(
         _ body: RequestBody,
         into writer: HTTPClient.Body.StreamWriter,
+        on loop: any EventLoop,
         threadPool: NIOThreadPool,
         fileRegions: FileRegionLease? = nil
     ) async throws {
@@ -37,12 +57,7 @@ enum RequestBodyPump {
         case .file(let url) where fileRegions != nil:
             if let fileRegions { try await pumpFileRegions(url, into: writer, lease: fileRegions) }
         case .data(let data):
-            var offset = data.startIndex
-            while offset < data.endIndex {
-                let end = min(offset + chunkSize, data.endIndex)
-                try await writer.write(.byteBuffer(ByteBuffer(bytes: data[offset..<end]))).get()
-                offset = end
-            }
+            try await write(data, into: writer, on: loop).get()
         case .file(let url):
             try await pumpBlocking(try FileChunkReader(url: url), into: writer, threadPool: threadPool)
         case .inputStream(let makeStream):
@@ -58,6 +73,20 @@ enum RequestBodyPump {
                 try await writer.write(.byteBuffer(ByteBuffer(data: chunk))).get()
             }
         }
+    }
+
+    /// Writes bytes already in memory, one slice of ``chunkSize`` after the writer has taken the one before, without
+    /// leaving the event loop the writer calls back on.
+    /// - Returns: A future that succeeds once the writer has taken the last slice.
+    static func write(
+        _ data: Data, from offset: Data.Index? = nil, into writer: HTTPClient.Body.StreamWriter, on loop: any EventLoop
+    ) -> EventLoopFuture<Void> {
+        let start = offset ?? data.startIndex
+        guard start < data.endIndex else { return loop.makeSucceededVoidFuture() }
+        let end = min(start + chunkSize, data.endIndex)
+        let written = writer.write(.byteBuffer(ByteBuffer(bytes: data[start..<end])))
+        guard end < data.endIndex else { return written }
+        return written.flatMap { write(data, from: end, into: writer, on: loop) }
     }
 
     /// Sends a multipart body segment by segment: boundaries and in-memory parts as buffers,
