@@ -31,8 +31,9 @@ struct RequestBodyEndTests {
     func smallUploadsOnOneConnectionEachGiveItBack(source: String) async throws {
         // A server that answers in one write as soon as the body is in: the answer then often arrives in the same
         // read as its end, before the engine has heard that the body's producer is done.
-        // The race is likeliest on a connection's first request (about one fresh connection in ten met it before the
-        // fix): each round opens one and sends a second request after the first.
+        // The race is likeliest on a connection's first request (before the fix, about one fresh connection in ten
+        // met it with a body in memory, fewer with a file): each round opens one and sends a second request after the
+        // first. The test below meets it every time.
         let server = try await HostileRoutes.startServer()
         defer { Task { await server.stop() } }
         let url = server.url("/status/200")
@@ -48,5 +49,25 @@ struct RequestBodyEndTests {
             }
             try await transport.shutdown()
         }
+    }
+
+    /// A body whose producer reports its end a while after its last part (as an `AsyncStream` finished after its last
+    /// element does): the server has answered in full before the engine hears the end. Before the fix the request
+    /// ended first, the body's end was dropped and the connection stayed leased; the second request then waited.
+    @Test func aBodyWhoseEndComesAfterTheAnswerStillGivesItsConnectionBack() async throws {
+        let server = try await HostileRoutes.startServer()
+        let transport = Self.transport()
+        defer { Task { try? await transport.shutdown(); await server.stop() } }
+        let url = server.url("/status/200")
+        for _ in 0..<2 {
+            let body = RequestBody(source: .producer { write in
+                try await write(Data("once".utf8))
+                try await Task.sleep(for: .milliseconds(300))
+            }, length: 4)
+            let started = ContinuousClock.now
+            #expect(try await Self.post(body, to: url, on: transport) > 0)
+            #expect(ContinuousClock.now - started >= .milliseconds(300), "the response ends once the body has")
+        }
+        #expect(server.requests(to: "/status/200").count == 2)
     }
 }
