@@ -24,7 +24,10 @@ struct BatchCommand: AsyncParsableCommand {
         Ctrl-C (SIGINT) or SIGTERM stops the downloads still running or queued and prints the \
         summary. A download stopped, cut off by a network error or killed (SIGKILL, a crash) midway \
         keeps OUTPUT.part: running the same batch again continues it with Range/If-Range (and starts \
-        it over when the server cannot resume), and leaves alone the files an earlier run finished.
+        it over when the server cannot resume), and skips the files an earlier run finished and verified \
+        (recorded in OUTPUT-DIR/.courier-batch-done with their size and modification time) while they are unchanged. \
+        An existing file is never overwritten unless --force is given: a download whose output name is taken (by \
+        a file the batch did not make, or one changed since) is saved as NAME-1.EXT, NAME-2.EXT…, as download does. \
         Exit codes: 0 all downloaded, 2 usage error (a malformed line is named by its number), \
         6 at least one download failed, 130 stopped by SIGINT, 143 stopped by SIGTERM.
         """
@@ -41,6 +44,9 @@ struct BatchCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds without data before a download fails (0.001 to a year).", valueName: "seconds"))
     var timeoutGiven: OptionNumber = 30
+
+    @Flag(help: "Replace existing files of the outputs' names (by default an existing file is never overwritten: the download is saved as NAME-1.EXT, NAME-2.EXT…).")
+    var force = false
 
     @OptionGroup
     var kept: SessionOptions
@@ -95,10 +101,12 @@ struct BatchCommand: AsyncParsableCommand {
         }
         var run = BatchRun(
             entries: batch.entries, requestParts: entryParts, concurrency: concurrency, timeout: timeout,
-            transport: transport, retryInterceptors: try common.retryInterceptors, retryLimit: try common.retry
+            transport: transport, retryInterceptors: try common.retryInterceptors, retryLimit: try common.retry,
+            finishedFiles: BatchFinishedFiles(directory: directory)
         )
         run.cookieJar = session?.jar
         run.cache = try kept.httpCache()
+        run.replacesFiles = force
         let (results, signal) = await run.run()
         try? await transport.shutdown()
         try session?.save(given: common, for: sessionURL)
@@ -150,8 +158,12 @@ struct BatchRun {
     let retryLimit: Int
     /// `--session`'s cookie jar; `nil` for the process's own (``CookieJar/processShared``).
     var cookieJar: CookieJar?
+    /// The files earlier runs into the output directory finished, and where this run records its own.
+    let finishedFiles: BatchFinishedFiles
     /// `--cache`'s HTTP cache; `nil` for none.
     var cache: HTTPCache?
+    /// `--force`: a file of an output's name is replaced. Default `false`: it is kept, and the download saved beside it.
+    var replacesFiles = false
 
     /// Gives the verified `partial` file its final name `output`, replacing what is there (rename(2): one step, so a
     /// reader sees the old file or the new one whole).
@@ -160,6 +172,34 @@ struct BatchRun {
         guard rename(partial.path, output.path) == 0 else {
             throw CLIFailure(status: .network, message: "cannot rename \(partial.path) to \(output.lastPathComponent): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// Gives the verified `partial` file the name `output`, or when that name is taken (and not `replacing` a file),
+    /// the first free name beside it (``ServerNamedTarget/firstFreeName(beside:)``). A name is taken with link(2),
+    /// which fails rather than replace anything, so a file that appears meanwhile (another batch, another program)
+    /// is not overwritten either.
+    /// - Returns: The file's name now.
+    /// - Throws: ``CLIFailure`` with the system's reason.
+    static func placeVerified(_ partial: URL, at output: URL, replacing: Bool) throws -> URL {
+        var isDirectory: ObjCBool = false
+        if replacing, !(FileManager.default.fileExists(atPath: output.path, isDirectory: &isDirectory) && isDirectory.boolValue) {
+            try moveIntoPlace(partial, output)
+            return output
+        }
+        var target = output
+        for _ in 0..<1000 {
+            if link(partial.path, target.path) == 0 {
+                unlink(partial.path)
+                return target
+            }
+            if errno != EEXIST, !FileManager.default.fileExists(atPath: target.path) {
+                // A file system without hard links: the name was free a moment ago.
+                try moveIntoPlace(partial, target)
+                return target
+            }
+            target = ServerNamedTarget.firstFreeName(beside: output)
+        }
+        throw CLIFailure(status: .network, message: "no free name for \(output.path) (kept as \(partial.lastPathComponent))")
     }
 
     /// Runs every download and returns the results in file order, and the stop signal (SIGINT or
@@ -203,10 +243,10 @@ struct BatchRun {
             request.timeoutInterval = timeout
             for (name, value) in parts.headerFields { request.setValue(value, forHTTPHeaderField: name) }
             let resumeFile = BatchResumeFile(output: entry.output)
-            if resumeFile.isComplete {
-                // Finished (and verified) by an earlier run: the final name is taken by nothing else.
-                let result = BatchResult(url: entry.url, status: nil, bytes: (try? IntegrityCheck.size(of: entry.output)) ?? 0,
-                                         seconds: 0, output: entry.output, failure: nil, alreadyComplete: true)
+            if let saved = finishedFiles.finished(entry.url, output: entry.output) {
+                // Finished and verified by an earlier run, and unchanged since.
+                let result = BatchResult(url: entry.url, status: nil, bytes: (try? IntegrityCheck.size(of: saved)) ?? 0,
+                                         seconds: 0, output: saved, failure: nil, alreadyComplete: true)
                 let done = results.withLock { results in
                     results[index] = result
                     return results.count
@@ -221,6 +261,8 @@ struct BatchRun {
                 let status = operation.response?.statusCode
                 var failure: String?
                 var kept = false
+                var saved = entry.output
+                var note: String?
                 if let error {
                     if let status, status >= 400 {
                         failure = "HTTP \(status)"
@@ -248,7 +290,14 @@ struct BatchRun {
                     // file takes its final name only once they pass.
                     do {
                         _ = try IntegrityCheck(response: response).verify(resumeFile.partial)
-                        try Self.moveIntoPlace(resumeFile.partial, entry.output)
+                        let placed = try Self.placeVerified(resumeFile.partial, at: entry.output, replacing: replacesFiles)
+                        saved = placed
+                        if placed != entry.output { note = "\(entry.output.lastPathComponent) exists and was kept" }
+                        do {
+                            try finishedFiles.record(entry.url, output: entry.output, saved: placed)
+                        } catch {
+                            note = [note, "not recorded as finished: \(error)"].compactMap { $0 }.joined(separator: "; ")
+                        }
                     } catch let mismatch as IntegrityCheck.Mismatch {
                         failure = "failed verification: \(mismatch.message) (kept as \(resumeFile.partial.lastPathComponent))"
                         kept = true
@@ -257,10 +306,11 @@ struct BatchRun {
                         kept = true
                     }
                 }
-                let saved = failure == nil ? entry.output : resumeFile.partial
+                if failure != nil { saved = resumeFile.partial }
                 let size = failure == nil || kept ? ((try? IntegrityCheck.size(of: saved)) ?? 0) : 0
-                let result = BatchResult(url: entry.url, status: status, bytes: size, seconds: seconds,
+                var result = BatchResult(url: entry.url, status: status, bytes: size, seconds: seconds,
                                          output: failure == nil || kept ? saved : nil, failure: failure)
+                result.note = note
                 let done = results.withLock { results in
                     results[index] = result
                     return results.count

@@ -16,6 +16,8 @@ struct BatchResult: Equatable, Sendable {
     let failure: String?
     /// Whether an earlier run had finished it: nothing was sent. Default `false`.
     var alreadyComplete = false
+    /// What the result line adds in parentheses (the output's name was taken, say). Default `nil`.
+    var note: String?
 
     init(url: URL, status: Int?, bytes: Int64, seconds: Double, output: URL?, failure: String?, alreadyComplete: Bool = false) {
         self.url = url
@@ -42,7 +44,8 @@ enum BatchReport {
         if result.alreadyComplete {
             return "done  ---  \(ProgressLine.bytes(result.bytes))  \(result.url.absoluteString) -> \(result.output?.path ?? "-") (finished by an earlier run)"
         }
-        return "ok    \(status)  \(ProgressLine.bytes(result.bytes))  \(time(result.seconds))  \(result.url.absoluteString) -> \(result.output?.path ?? "-")"
+        let note = result.note.map { " (\($0))" } ?? ""
+        return "ok    \(status)  \(ProgressLine.bytes(result.bytes))  \(time(result.seconds))  \(result.url.absoluteString) -> \(result.output?.path ?? "-")\(note)"
     }
 
     /// The summary: a table with URL, STATUS, BYTES, TIME and OUTPUT columns (status "error" when no

@@ -28,13 +28,6 @@ struct BatchResumeFile {
         file = URL(fileURLWithPath: output.path + ".courier-operation")
     }
 
-    /// Whether the output is there and nothing of an unfinished download is: an earlier run finished it (the final
-    /// name is taken only by a verified file), so this run leaves it alone.
-    var isComplete: Bool {
-        FileManager.default.fileExists(atPath: output.path) && !FileManager.default.fileExists(atPath: partial.path)
-            && !FileManager.default.fileExists(atPath: file.path)
-    }
-
     /// The archive to continue the download of `url` from, with `headerFields` and `timeout` for its request; `nil`
     /// when there is none, it is unreadable or for another URL, or the partial output is gone (then it is removed).
     /// The bytes kept are the ones in the partial file (a record written as the body started says 0).

@@ -152,6 +152,53 @@ struct CLIBatchTests {
         #expect(!FileManager.default.fileExists(atPath: archive.path))
     }
 
+    /// A file the batch did not make is never overwritten: the download is saved beside it. A second run skips what
+    /// the first finished and verified, without a request; a finished file changed since is downloaded again (beside
+    /// it, not over it); `--force` replaces.
+    @Test func anExistingFileIsKeptAndARunAgainSkipsOnlyWhatItFinished() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let mine = folder.appendingPathComponent("data.bin")
+        try Data("mine".utf8).write(to: mine)
+        let path = "/bytes/40000?seed=41"
+        let payload = TestPayload.bytes(count: 40_000, seed: 41)
+        let listFile = folder.appendingPathComponent("list.txt")
+        try "\(try await Self.url(path))\tdata.bin\n".write(to: listFile, atomically: true, encoding: .utf8)
+        func batch(_ extra: [String] = [], list: URL = listFile) async throws -> ChildProcess.Outcome {
+            try await ChildProcess.run("courier", ["batch", list.path, "--output-dir", folder.path] + extra)
+        }
+
+        let first = try await batch()
+        #expect(first.status == 0, "\(first.standardError)\n\(first.standardOutput)")
+        #expect(try Data(contentsOf: mine) == Data("mine".utf8), "the user's file was overwritten")
+        let beside = folder.appendingPathComponent("data-1.bin")
+        #expect(try sha256Hex(ofFile: beside) == payload.sha256Hex)
+        #expect(first.standardOutput.contains("-> \(beside.path) (data.bin exists and was kept)"), "\(first.standardOutput)")
+
+        let server = try await Fixtures.plainServer.value
+        let before = server.requestLog.count
+        let again = try await batch()
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(again.standardOutput.contains("-> \(beside.path) (finished by an earlier run)"), "\(again.standardOutput)")
+        #expect(server.requestLog.requests.dropFirst(before).filter { $0.target == path }.isEmpty, "a finished file was fetched again")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("data-2.bin").path))
+
+        try Data("edited".utf8).write(to: beside)
+        let edited = try await batch()
+        #expect(edited.status == 0, "\(edited.standardError)")
+        #expect(try Data(contentsOf: beside) == Data("edited".utf8), "a file changed since it was verified was overwritten")
+        #expect(try sha256Hex(ofFile: folder.appendingPathComponent("data-2.bin")) == payload.sha256Hex)
+
+        let other = folder.appendingPathComponent("other.bin")
+        try Data("mine too".utf8).write(to: other)
+        let forceList = folder.appendingPathComponent("force.txt")
+        try "\(try await Self.url("/bytes/30000?seed=42"))\tother.bin\n".write(to: forceList, atomically: true, encoding: .utf8)
+        let forced = try await batch(["--force"], list: forceList)
+        #expect(forced.status == 0, "\(forced.standardError)")
+        #expect(try sha256Hex(ofFile: other) == TestPayload.bytes(count: 30_000, seed: 42).sha256Hex)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("other-1.bin").path))
+    }
+
     @Test func aDownloadCutOffMidwayIsContinuedByTheNextRun() async throws {
         let folder = try Self.directory()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -1,0 +1,87 @@
+import Courier
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The files `courier batch` downloaded and verified, kept in `.courier-batch-done` in the output directory (one JSON
+/// line per file, appended as each one finishes): a second run of the same batch skips exactly those, while they
+/// still have the size and modification time they had when they were verified, and counts them as done.
+///
+/// A file of an output's name that is not in this record (the user's own, or one edited since) is not Courier's to
+/// skip or to replace: the download goes to the first free name beside it (``BatchRun/placeVerified(_:at:replacing:)``),
+/// as `courier download` does without `-o`.
+final class BatchFinishedFiles: Sendable {
+    /// One finished file.
+    struct Entry: Codable, Equatable {
+        /// The URL downloaded.
+        let url: String
+        /// The output the batch file asked for.
+        let output: String
+        /// Where the verified file was saved (the output, or a free name beside it).
+        let saved: String
+        /// Its size and modification time once saved: a file that no longer has both was changed since.
+        let size: Int64
+        let modified: Double
+    }
+
+    /// The record's file.
+    let file: URL
+    private let entries: Mutex<[Entry]>
+
+    /// The record of the batches run into `directory` (an unreadable or malformed line is ignored, as is a record
+    /// larger than 16 MiB: the files are then downloaded again, never skipped unchecked).
+    init(directory: URL) {
+        file = directory.appendingPathComponent(".courier-batch-done")
+        let lines = PrivateFile.contents(of: file, atMost: 16 << 20)?.split(separator: UInt8(ascii: "\n")) ?? []
+        let decoder = JSONDecoder()
+        entries = Mutex(lines.compactMap { try? decoder.decode(Entry.self, from: Data($0)) })
+    }
+
+    /// The file an earlier run saved for `url` into `output`, if it is still as it was verified.
+    func finished(_ url: URL, output: URL) -> URL? {
+        let candidates = entries.withLock { $0.filter { $0.url == url.absoluteString && $0.output == output.path } }
+        for entry in candidates.reversed() {
+            let saved = URL(fileURLWithPath: entry.saved)
+            if let (size, modified) = Self.identity(of: saved), size == entry.size, modified == entry.modified { return saved }
+        }
+        return nil
+    }
+
+    /// Adds the verified file `saved`, downloaded from `url` for `output`.
+    /// - Throws: A message with the system's reason when the record cannot be written.
+    func record(_ url: URL, output: URL, saved: URL) throws {
+        guard let (size, modified) = Self.identity(of: saved) else { return }
+        let entry = Entry(url: url.absoluteString, output: output.path, saved: saved.path, size: size, modified: modified)
+        var line = try JSONEncoder().encode(entry)
+        line.append(UInt8(ascii: "\n"))
+        try entries.withLock { entries in
+            // One write(2) of one line with O_APPEND: runs of two batches into one directory interleave whole lines.
+            let fd = open(file.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw Failure(message: "cannot write \(file.path): \(String(cString: strerror(errno)))") }
+            defer { close(fd) }
+            let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard written == line.count else { throw Failure(message: "cannot write \(file.path): \(String(cString: strerror(errno)))") }
+            entries.append(entry)
+        }
+    }
+
+    /// A record that could not be written.
+    struct Failure: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
+
+    /// A regular file's size and modification time, or `nil` for anything else.
+    private static func identity(of url: URL) -> (Int64, Double)? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+              attributes[.type] as? FileAttributeType == .typeRegular,
+              let size = (attributes[.size] as? NSNumber)?.int64Value,
+              let modified = attributes[.modificationDate] as? Date
+        else { return nil }
+        return (size, modified.timeIntervalSince1970)
+    }
+}
