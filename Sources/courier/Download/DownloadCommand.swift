@@ -40,6 +40,9 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(name: .customLong("timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds without data before the download fails (0.001 to a year).", valueName: "seconds"))
     var timeoutGiven: OptionNumber = 30
 
+    @Option(name: .customLong("checksum"), help: ArgumentHelp("The digest the whole file must have, as sha256=HEX or sha512=HEX (aria2c's --checksum). A mismatch exits 5 and the file is kept only as FILE.part; a FILE that already has it is a success without a download.", valueName: "algorithm=hex"))
+    var checksumGiven: String?
+
     @Option(name: .customLong("max-time"), parsing: .unconditional, help: ArgumentHelp("Seconds the whole download may take before it is stopped, its bytes kept for --continue (curl's --max-time; 0.001 to a year). Default: no limit.", valueName: "seconds"))
     var maxTimeGiven: OptionNumber?
 
@@ -55,11 +58,17 @@ struct DownloadCommand: AsyncParsableCommand {
         try common.check()
         try kept.check()
         let url = try DownloadCommand.httpURL(url)
+        let checksum = try checksumGiven.map(ExpectedChecksum.init(parsing:))
         let files = DownloadFiles(output: output, url: url)
         var isDirectory: ObjCBool = false
         let folder = files.output.deletingLastPathComponent()
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw CLIFailure.usage("the directory \(folder.path) does not exist")
+        }
+        if let checksum, Self.isRegularFile(files.output), (try? checksum.matches(files.output)) == true {
+            // Already here and proven whole: nothing to fetch (where HTTPie and xh would fail on the existing file).
+            try StandardStreams.write("\(files.output.path) is already complete (verified \(checksum.algorithm.rawValue) from --checksum); nothing downloaded\n")
+            return
         }
         var session = try kept.open(for: url)
         session?.warnIfWithheld(from: url)
@@ -110,7 +119,7 @@ struct DownloadCommand: AsyncParsableCommand {
         switch outcome {
         case .finished(let response, let saved):
             let check = IntegrityCheck(response: response)
-            let verified: [String]
+            var verified: [String]
             do {
                 verified = try check.verify(saved)
             } catch let mismatch as IntegrityCheck.Mismatch {
@@ -124,6 +133,10 @@ struct DownloadCommand: AsyncParsableCommand {
                     """)
             }
             files.removeLeftovers()
+            if let checksum {
+                try Self.verify(saved, against: checksum)
+                verified.append("\(checksum.algorithm.rawValue) from --checksum")
+            }
             if let wanted = transfer.serverNamed?.wantedName(for: response), wanted != saved.lastPathComponent {
                 StandardStreams.writeError("courier: \(wanted) is taken (a directory, or a file only --force replaces); saved as \(saved.lastPathComponent)\n")
             }
@@ -144,6 +157,25 @@ struct DownloadCommand: AsyncParsableCommand {
         case .failed(let error):
             throw CLIFailure(status: .network, message: Self.describe(error))
         }
+    }
+
+    /// Checks the finished `file` against `--checksum`; on a mismatch it is renamed `FILE.part`, so that nothing with
+    /// the final name claims to be the file asked for.
+    /// - Throws: ``CLIFailure`` (verification) on a mismatch; the errors of reading the file.
+    private static func verify(_ file: URL, against checksum: ExpectedChecksum) throws {
+        let actual = try IntegrityCheck.hash(file, from: 0, algorithm: checksum.algorithm)
+        guard actual != checksum.digest else { return }
+        let kept = URL(fileURLWithPath: file.path + ".part")
+        try? FileManager.default.removeItem(at: kept)
+        let keptWhere = (try? FileManager.default.moveItem(at: file, to: kept)) != nil ? "kept as \(kept.path)" : "left at \(file.path)"
+        throw CLIFailure(status: .verification, message: """
+            \(file.path) failed verification: its \(checksum.algorithm.rawValue) is \(ExpectedChecksum.hex(actual)), \
+            not \(ExpectedChecksum.hex(checksum.digest)) as --checksum says; \(keptWhere)
+            """)
+    }
+
+    private static func isRegularFile(_ url: URL) -> Bool {
+        (try? FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType) == .typeRegular
     }
 
     /// The command line that continues this download, quoted for a POSIX shell.

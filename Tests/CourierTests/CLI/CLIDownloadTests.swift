@@ -341,6 +341,42 @@ struct CLIDownloadTests {
         #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 50_000, seed: 3).sha256Hex)
     }
 
+    /// `--checksum`: a matching file is saved and says so; the same command again finds it complete and sends nothing;
+    /// a mismatch exits 5 and leaves nothing under the final name; a malformed value is a usage error.
+    @Test func aChecksumTheUserGivesIsCheckedAndACompleteFileIsASuccess() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = "/download/60000?seed=61"
+        let payload = TestPayload.bytes(count: 60_000, seed: 61)
+        let file = folder.appendingPathComponent("checked.bin")
+        let arguments = ["download", try await Self.url(path), "-o", file.path, "--checksum", "SHA-256=\(payload.sha256Hex.uppercased())"]
+        let first = try await ChildProcess.run("courier", arguments)
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(try sha256Hex(ofFile: file) == payload.sha256Hex)
+        #expect(first.standardOutput.contains("sha-256 from --checksum"), "\(first.standardOutput)")
+
+        let server = try await Fixtures.plainServer.value
+        let before = server.requestLog.count
+        let again = try await ChildProcess.run("courier", arguments)
+        #expect(again.status == 0, "\(again.standardError)")
+        #expect(again.standardOutput.contains("\(file.path) is already complete (verified sha-256 from --checksum)"), "\(again.standardOutput)")
+        #expect(server.requestLog.requests.dropFirst(before).filter { $0.target == path }.isEmpty, "a verified file was fetched again")
+
+        let wrong = folder.appendingPathComponent("wrong.bin")
+        let other = String(repeating: "ab", count: 64)
+        let mismatch = try await ChildProcess.run("courier", ["download", try await Self.url(path), "-o", wrong.path, "--checksum", "sha512=\(other)"])
+        #expect(mismatch.status == 5, "\(mismatch.standardError)")
+        #expect(!Self.exists(wrong), "a file that failed --checksum kept the final name")
+        #expect(try sha256Hex(ofFile: folder.appendingPathComponent("wrong.bin.part")) == payload.sha256Hex)
+        #expect(mismatch.standardError.contains("not \(other) as --checksum says; kept as \(wrong.path).part"), "\(mismatch.standardError)")
+
+        for malformed in ["sha256", "md4=00", "sha256=1234", "sha256=\(String(repeating: "zz", count: 32))"] {
+            let refused = try await ChildProcess.run("courier", ["download", try await Self.url(path), "-o", wrong.path, "--checksum", malformed])
+            #expect(refused.status == 2, "\(malformed): \(refused.standardError)")
+            #expect(refused.standardError.contains("--checksum"), "\(refused.standardError)")
+        }
+    }
+
     @Test func anHTTPErrorExitsThreeAndSavesNothing() async throws {
         let folder = try Self.directory()
         defer { try? FileManager.default.removeItem(at: folder) }
