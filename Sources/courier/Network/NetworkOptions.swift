@@ -16,8 +16,16 @@ struct NetworkOptions: ParsableArguments {
     ))
     var noproxy: String?
 
+    @Option(name: .customLong("connect-timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds allowed for making a connection: TCP, a proxy's tunnel, TLS (curl's --connect-timeout; 0.001 to a year). Default: --timeout.", valueName: "seconds"))
+    var connectTimeoutGiven: OptionNumber?
+
     @Option(help: ArgumentHelp("Connect to this Unix domain socket instead of the URL's host (http:// URLs only); no proxy applies.", valueName: "path"))
     var unixSocket: String?
+
+    /// `--connect-timeout` in seconds, bounded by ``NumericOption/connectTimeout``; `nil` when not given.
+    var connectTimeout: TimeInterval? {
+        get throws(CLIFailure) { try connectTimeoutGiven.map(NumericOption.connectTimeout.seconds) }
+    }
 
     /// The proxy settings these options and the environment describe.
     /// - Throws: ``CLIFailure`` (usage) naming the option or variable that cannot be used.
@@ -46,9 +54,10 @@ struct NetworkOptions: ParsableArguments {
         }
     }
 
-    /// Sets the proxy and the socket on `configuration`.
+    /// Sets the proxy, the socket and `--connect-timeout` on `configuration`.
     /// - Throws: ``CLIFailure`` (usage).
     func apply(to configuration: inout AsyncHTTPClientTransport.Configuration) throws {
+        if let connectTimeout = try connectTimeout { configuration.connectTimeout = connectTimeout }
         configuration.proxy = try proxyConfiguration()
         if let unixSocket {
             guard !unixSocket.isEmpty else { throw CLIFailure.usage("--unix-socket needs a path") }

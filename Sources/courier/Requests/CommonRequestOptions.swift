@@ -26,6 +26,9 @@ struct CommonRequestOptions: ParsableArguments {
     @Option(name: .customLong("retry"), parsing: .unconditional, help: ArgumentHelp("Retry a failed request up to n times, 0 to 100 (transient errors; 408, 429, 500, 502, 503, 504; idempotent methods), with backoff and Retry-After (up to 30 s); each retry is printed on stderr. A download cut off midway is not retried: --continue takes it up.", valueName: "n"))
     var retryGiven: OptionNumber = 0
 
+    @Flag(help: "Accepted for curl's sake: responses are always asked for compressed (Accept-Encoding: gzip, deflate) and decoded, except by download, which saves the server's bytes as they are.")
+    var compressed = false
+
     @Flag(name: .customLong("http1.1"), help: "Speak HTTP/1.1 only.")
     var http1 = false
 
@@ -47,15 +50,17 @@ struct CommonRequestOptions: ParsableArguments {
     func check() throws {
         if http1 && http2 { throw CLIFailure.usage("--http1.1 and --http2 exclude each other") }
         _ = try retry
+        _ = try network.connectTimeout
         if authType != nil, user == nil { throw CLIFailure.usage("--auth-type needs -u") }
         if authType == .bearer, bearer != nil { throw CLIFailure.usage("give the token once: --auth-type bearer -u TOKEN, or --bearer TOKEN") }
         try tls.check()
     }
 
     /// The transport's settings: TLS, proxy or socket, and the HTTP version. `--timeout` (`timeout`) is also the time
-    /// allowed for making a connection (TCP, a proxy's CONNECT tunnel or SOCKS handshake, TLS), as HTTPie's
-    /// `--timeout` is: no byte moves while a connection is made either, and over a lossy link a SYN retransmitted
-    /// three times already takes 7 s, so the library's 10 s default would fail what the user allowed 30 s or more.
+    /// allowed for making a connection (TCP, a proxy's CONNECT tunnel or SOCKS handshake, TLS) unless
+    /// `--connect-timeout` says otherwise, as HTTPie's `--timeout` is: no byte moves while a connection is made either,
+    /// and over a lossy link a SYN retransmitted three times already takes 7 s, so the library's 10 s default would
+    /// fail what the user allowed 30 s or more.
     func transportConfiguration(timeout: TimeInterval) throws -> AsyncHTTPClientTransport.Configuration {
         var configuration = try tls.transportConfiguration()
         configuration.connectTimeout = timeout

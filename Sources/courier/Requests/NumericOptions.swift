@@ -48,6 +48,8 @@ struct NumericOption: Sendable {
 
     /// `--max-time`: seconds the whole request or download may take.
     static let maxTime = NumericOption(name: "--max-time", kind: .seconds)
+    /// `--connect-timeout`: seconds allowed for making a connection (curl's option of that name).
+    static let connectTimeout = NumericOption(name: "--connect-timeout", kind: .seconds)
     /// `--timeout`: seconds without data before a request or download fails.
     static let timeout = NumericOption(name: "--timeout", kind: .seconds)
     /// `--retry`: 0 to 100 retries.

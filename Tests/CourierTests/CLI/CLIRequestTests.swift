@@ -2,6 +2,9 @@
 import CourierTestServer
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `courier` request commands, run as a child process against the in-process test server: stdout, stderr and
 /// exit codes for redirects, timeouts, authentication, headers, bodies, uploads, output files and `--verbose`.
@@ -60,6 +63,20 @@ struct CLIRequestTests {
 
         let patient = try await Self.courier(["get", "--timeout", "5", try await Self.url("/delay/0.3")])
         #expect(patient.status == 0, "\(patient.standardError)")
+    }
+
+    /// `--connect-timeout` bounds making the connection alone, as curl's does: a listener whose accept queue is full
+    /// drops every new SYN (Linux), so the connection never completes; the request fails after about a second although
+    /// `--timeout` would allow 60. `--compressed` (curl's) is accepted.
+    @Test func connectTimeoutBoundsTheConnection() async throws {
+        let listener = try FullListener()
+        defer { listener.close() }
+        let start = ContinuousClock.now
+        let outcome = try await Self.courier(["get", "--compressed", "--timeout", "60", "--connect-timeout", "1", "http://127.0.0.1:\(listener.port)/"])
+        let elapsed = ContinuousClock.now - start
+        #expect(outcome.status == 4, "\(outcome.standardError)")
+        #expect(outcome.standardError.lowercased().contains("timed out") || outcome.standardError.contains("connect"), "\(outcome.standardError)")
+        #expect(elapsed >= .seconds(1) && elapsed < .seconds(20), "failed after \(elapsed)")
     }
 
     @Test(arguments: ["/basic-auth/ann/pa:ss", "/digest-auth/auth/ann/pa:ss", "/digest-auth/auth/ann/pa:ss/SHA-256"])
@@ -276,5 +293,41 @@ struct CLIRequestTests {
         let outcome = try await Self.courier(["get", "http://127.0.0.1:1/get"])
         #expect(outcome.status == 4)
         #expect(outcome.standardError.hasPrefix("courier: "))
+    }
+}
+
+/// A TCP listener on 127.0.0.1 that never accepts, its accept queue filled: Linux then drops every further SYN, so a
+/// connection to it neither completes nor is refused.
+final class FullListener {
+    let port: Int
+    private var descriptors: [Int32] = []
+
+    init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw POSIXError(.EMFILE) }
+        descriptors.append(listener)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
+        }
+        guard bound, listen(listener, 0) == 0 else { throw POSIXError(.EADDRINUSE) }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        // A backlog of 0 holds one finished connection: two fill it (the second waits half-open).
+        for _ in 0..<2 {
+            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            guard client >= 0 else { throw POSIXError(.EMFILE) }
+            descriptors.append(client)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+    }
+
+    func close() {
+        for descriptor in descriptors { _ = Glibc.close(descriptor) }
+        descriptors = []
     }
 }
