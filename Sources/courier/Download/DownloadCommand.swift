@@ -187,12 +187,13 @@ struct DownloadCommand: AsyncParsableCommand {
         TransferFailureMessage.describe(error)
     }
 
-    /// `text` as an absolute http(s) URL.
+    /// `given` as an absolute http(s) URL, with HTTPie's shorthand written out (``URLShorthand``).
     /// - Throws: a usage failure naming the text otherwise.
-    static func httpURL(_ text: String) throws -> URL {
+    static func httpURL(_ given: String) throws -> URL {
+        let text = URLShorthand.expanded(given)
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               url.host != nil else {
-            throw CLIFailure.usage("not an http or https URL: \(text)")
+            throw CLIFailure.usage("not an http or https URL: \(given)")
         }
         return url
     }

@@ -9,7 +9,7 @@ import Foundation
 /// nesting (three levels cost 0.65 s of CPU per `courier get`, two levels 0.16 s), which every test that runs
 /// the command pays.
 struct RequestOptions: ParsableArguments {
-    @Argument(help: "The URL, e.g. http://127.0.0.1:8080/get.")
+    @Argument(help: "The URL, e.g. http://127.0.0.1:8080/get; as in HTTPie, :8080/get is http://localhost:8080/get and a URL without a scheme takes http://.")
     var url: String
 
     @Argument(help: "Request items: name==value, Header:value, name=value, name:=json, name@file (upload), name=@file (a field from a file), name:=@file.json (raw JSON from a file).")

@@ -17,7 +17,8 @@ struct RequestRunner {
         try given.check()
         let items = try options.items.map(RequestItem.init(parsing:))
         let body = try BodyInput.read(raw: options.raw, contentType: options.contentType, ignoringStandardInput: options.ignoreStdin)
-        let requestURL = URL(string: options.url)
+        let urlText = URLShorthand.expanded(options.url)
+        let requestURL = URL(string: urlText)
         var session = try options.kept.open(for: requestURL)
         session?.warnIfWithheld(from: requestURL)
         let common = session?.lending(to: given, for: requestURL) ?? given
@@ -108,7 +109,7 @@ struct RequestRunner {
             try session?.save(given: given, itemHeaders: itemHeaders, for: requestURL)
             try? await transport.shutdown()
             if options.checkStatus && result.response.statusCode >= 400 {
-                throw CLIFailure(status: .httpError, message: "HTTP \(result.response.statusCode) from \(result.request.url?.absoluteString ?? options.url)")
+                throw CLIFailure(status: .httpError, message: "HTTP \(result.response.statusCode) from \(result.request.url?.absoluteString ?? urlText)")
             }
         } catch let failure as CLIFailure {
             throw failure
@@ -150,7 +151,7 @@ struct RequestRunner {
         items: [RequestItem], body: BodyInput?, common: CommonRequestOptions, sessionHeaders: [String: String]
     ) throws -> URLRequest {
         var request = try RequestBuilder(
-            method: method, urlString: options.url, items: items, style: bodyStyle ?? .json, timeout: try options.timeout, body: body
+            method: method, urlString: URLShorthand.expanded(options.url), items: items, style: bodyStyle ?? .json, timeout: try options.timeout, body: body
         ).build()
         for (name, value) in sessionHeaders where request.value(forHTTPHeaderField: name) == nil {
             request.setValue(value, forHTTPHeaderField: name)

@@ -271,6 +271,29 @@ struct CLIRequestTests {
         #expect(output.standardOutput.contains(" -o '/tmp/out file' -k "), "\(output.standardOutput)")
     }
 
+    /// HTTPie's URL shorthand: `:PORT/path` is localhost, a URL without a scheme takes `http://`; for requests and
+    /// downloads alike.
+    @Test func httpieShorthandURLs() async throws {
+        let local = try await Self.courier(["get", "--offline", "--ignore-stdin", ":8080/get"])
+        #expect(local.status == 0 && local.standardOutput.hasPrefix("GET /get HTTP/1.1\nHost: localhost:8080\n"), "\(local.standardOutput)")
+        let bare = try await Self.courier(["get", "--offline", "--ignore-stdin", ":/p"])
+        #expect(bare.standardOutput.hasPrefix("GET /p HTTP/1.1\nHost: localhost\n"), "\(bare.standardOutput)")
+        let schemeless = try await Self.courier(["get", "--offline", "--ignore-stdin", "example.org/x", "a==1"])
+        #expect(schemeless.standardOutput.hasPrefix("GET /x?a=1 HTTP/1.1\nHost: example.org\n"), "\(schemeless.standardOutput)")
+
+        let server = try await Fixtures.url("/get")
+        let port = try #require(server.port)
+        let live = try await Self.courier(["get", "--ignore-stdin", "127.0.0.1:\(port)/get"])
+        #expect(live.status == 0, "\(live.standardError)")
+        #expect(live.standardOutput.contains("\"url\" : \"http://127.0.0.1:\(port)/get\""), "\(live.standardOutput)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-shorthand-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let download = try await Self.courier(["download", "127.0.0.1:\(port)/bytes/100?seed=3", "-o", folder.appendingPathComponent("b").path])
+        #expect(download.status == 0, "\(download.standardError)")
+        #expect(try Data(contentsOf: folder.appendingPathComponent("b")) == TestPayload.bytes(count: 100, seed: 3))
+    }
+
     @Test func badInputIsAUsageErrorWithOneLine() async throws {
         let cases: [([String], String)] = [
             (["get", "ftp://example.com/x"], "is not an http or https URL"),
