@@ -159,8 +159,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
         let engineRequest: HTTPClient.Request
         let client: EngineClientPool.EngineClient
         let fileRegions = FileRegionLease()
+        let bodyEnd = request.body?.length.map(RequestBodyEndGate.init(length:))
         do {
-            (engineRequest, client) = try makeEngineRequest(request, target: target, fileRegions: fileRegions)
+            (engineRequest, client) = try makeEngineRequest(request, target: target, fileRegions: fileRegions, bodyEnd: bodyEnd)
         } catch let refusal as SharedClientError {
             // Not a failure of the network: a request this transport's shared client cannot carry, said as such.
             throw refusal
@@ -190,7 +191,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             }
         }
         let watchdog = makeWatchdog(for: request, queuedSince: queuedSince)
-        let delegate = StreamingResponseDelegate(watchdog: watchdog, requestBodyLength: request.body?.length, didSendBodyBytes: counting) {
+        let delegate = StreamingResponseDelegate(watchdog: watchdog, requestBodyEnd: bodyEnd, didSendBodyBytes: counting) {
             connections.headSent(ticket)
         }
         let eventLoop = clients.eventLoop(for: target)
@@ -289,7 +290,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
 
     /// The engine's request, and the client (connection pool) that must carry it.
     private func makeEngineRequest(
-        _ request: TransportRequest, target: RequestURLCheck.Target, fileRegions: FileRegionLease
+        _ request: TransportRequest, target: RequestURLCheck.Target, fileRegions: FileRegionLease, bodyEnd: RequestBodyEndGate?
     ) throws -> (HTTPClient.Request, EngineClientPool.EngineClient) {
         let scheme = target.scheme
         let client = try clients.client(for: target)
@@ -324,7 +325,9 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
             // Plain HTTP is always HTTP/1.1 on a bare socket: files can go with sendfile(2).
             let lease = scheme == "http" ? fileRegions : nil
             return HTTPClient.Body.stream(contentLength: body.length) { writer in
-                RequestBodyPump.start(body, into: writer, on: loop, threadPool: threadPool, fileRegions: lease)
+                let producer = RequestBodyPump.start(body, into: writer, on: loop, threadPool: threadPool, fileRegions: lease)
+                bodyEnd?.open(after: producer, on: loop)
+                return producer
             }
         }
         let engineRequest = try HTTPClient.Request(

@@ -57,11 +57,6 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
         var pendingDemand: EventLoopPromise<Void>?
         var task: HTTPClient.Task<Void>?
         var cancelRequested = false
-        /// Bytes of a request body of known length not yet written to the socket; `nil` without such a body, or once
-        /// the engine has heard the body's end.
-        var requestBodyLeft: Int64?
-        /// The engine's read of the response's next part, held back until it has heard the request body's end.
-        var heldUntilRequestEnd: EventLoopPromise<Void>?
     }
 
     private let state = Mutex(State())
@@ -69,18 +64,20 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
     private let didSendHead: @Sendable () -> Void
     /// The request's timeouts (`nil`: none); bytes moving in either direction reset them.
     private let watchdog: IdleTimeoutWatchdog?
+    /// Holds the response's last read until the engine has taken in the request body's end.
+    private let requestBodyEnd: RequestBodyEndGate?
 
     /// - Parameters:
     ///   - watchdog: The request's timeouts, or `nil`.
-    ///   - requestBodyLength: The length of the request's body when it has one of known length, else `nil`.
+    ///   - requestBodyEnd: The gate of a request body of known length (see ``RequestBodyEndGate``), else `nil`.
     ///   - didSendBodyBytes: Called with each request body part the socket accepted.
     ///   - didSendHead: Called once the request head was written to a connection.
     init(
-        watchdog: IdleTimeoutWatchdog?, requestBodyLength: Int64?,
+        watchdog: IdleTimeoutWatchdog?, requestBodyEnd: RequestBodyEndGate?,
         didSendBodyBytes: (@Sendable (Int64) -> Void)?, didSendHead: @escaping @Sendable () -> Void
     ) {
         self.watchdog = watchdog
-        if let requestBodyLength { state.withLock { $0.requestBodyLeft = requestBodyLength } }
+        self.requestBodyEnd = requestBodyEnd
         self.didSendBodyBytes = didSendBodyBytes
         self.didSendHead = didSendHead
     }
@@ -101,6 +98,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
             return state.task
         }
         task?.cancel()
+        // The engine reports a cancellation only after the part it is waiting on: let it go.
+        requestBodyEnd?.open()
     }
 
     /// Whether ``cancel()`` was called: a cancellation the engine reports is then the caller's.
@@ -112,6 +111,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
     func fail(with error: any Error) {
         let task = state.withLock { $0.task }
         task?.fail(reason: error)
+        requestBodyEnd?.open()
     }
 
     /// Waits for the response head.
@@ -227,24 +227,20 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
         touchWatchdog()
         let count = Int64(part.readableBytes)
-        state.withLock { state in
-            if let left = state.requestBodyLeft { state.requestBodyLeft = max(left - count, 0) }
-        }
+        requestBodyEnd?.sent(count)
         didSendBodyBytes?(count)
     }
 
     /// The engine has written the request body's end: a response read held back for it may go on.
     func didSendRequest(task: HTTPClient.Task<Void>) {
-        let held = state.withLock { state in
-            state.requestBodyLeft = nil
-            defer { state.heldUntilRequestEnd = nil }
-            return state.heldUntilRequestEnd
-        }
-        held?.succeed(())
+        requestBodyEnd?.open()
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         touchWatchdog()
+        // A connection the server closes after this response cannot stay leased, and holding its last read would let
+        // the close arrive first and fail a response that came whole.
+        if !head.isKeepAlive { requestBodyEnd?.open() }
         let continuation = state.withLock { state -> CheckedContinuation<HTTPResponseHead, any Error>? in
             guard case .waiting(let continuation) = state.head else { return nil }
             state.head = continuation == nil ? .received(head) : .delivered
@@ -267,43 +263,24 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         touchWatchdog()
-        let (action, heldForRequestEnd) = state.withLock { state -> (PartAction, EventLoopPromise<Void>?) in
-            let held = Self.holdUntilRequestEnd(&state, on: task.eventLoop)
+        let action = state.withLock { state -> PartAction in
             // After the end (a cancelled reader) the part has nowhere to go.
-            guard state.bodyEnd == nil else { return (.continue, held) }
+            guard state.bodyEnd == nil else { return .continue }
             if let reader = state.reader {
                 state.reader = nil
-                return (.hand(reader), held)
+                return .hand(reader)
             }
             state.buffered.append(buffer)
-            guard state.buffered.count >= Self.highWatermark else { return (.continue, held) }
+            guard state.buffered.count >= Self.highWatermark else { return .continue }
             // Backpressure: the engine reads no more from the socket until this future completes, which the reader
             // does once it has drained the buffer below the low watermark (or the request ends).
             let demand = task.eventLoop.makePromise(of: Void.self)
             state.pendingDemand = demand
-            return (.stopReading(demand), held)
+            return .stopReading(demand)
         }
         let next = readNext(after: action, task: task, buffer: buffer)
-        guard let heldForRequestEnd else { return next }
-        return next.and(heldForRequestEnd.futureResult).map { _ in }
-    }
-
-    /// Whether the engine's next read must wait for it to hear the request body's end, and the promise it then waits
-    /// on.
-    ///
-    /// AsyncHTTPClient (1.37) ends a request as soon as the response's last part has been handed to its delegate, even
-    /// when its own record of the request body (which it updates one event-loop hop after the body's producer
-    /// returns) has not ended yet; the body's end then finds the request over and never reaches the connection, which
-    /// stays leased for ever. A server answers once the whole body has arrived, so the window opens when the socket
-    /// has taken the body's last byte and closes when the engine writes its end (`didSendRequest`): holding the read
-    /// in that window changes nothing else, as there is nothing left to upload. A server that answers before the body
-    /// has arrived is not covered (holding the read while the body is still going could deadlock an echoing server).
-    private static func holdUntilRequestEnd(_ state: inout State, on loop: any EventLoop) -> EventLoopPromise<Void>? {
-        guard state.requestBodyLeft == 0 else { return nil }
-        if let held = state.heldUntilRequestEnd { return held }
-        let held = loop.makePromise(of: Void.self)
-        state.heldUntilRequestEnd = held
-        return held
+        guard let held = requestBodyEnd?.hold(on: task.eventLoop) else { return next }
+        return next.and(held.futureResult).map { _ in }
     }
 
     /// The engine's next read after a part: at once, or once the reader has drained the buffer.
@@ -341,7 +318,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
 
     private func finish(with error: (any Error)?) {
         watchdog?.finish()
-        let (head, reader, demand, held) = state.withLock { state in
+        let (head, reader, demand) = state.withLock { state in
             var head: CheckedContinuation<HTTPResponseHead, any Error>?
             if case .waiting(let waiting) = state.head {
                 head = waiting
@@ -351,9 +328,8 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
             defer {
                 state.reader = nil
                 state.pendingDemand = nil
-                state.heldUntilRequestEnd = nil
             }
-            return (head, state.reader, state.pendingDemand, state.heldUntilRequestEnd)
+            return (head, state.reader, state.pendingDemand)
         }
         if let head { head.resume(throwing: error ?? URLError(.badServerResponse)) }
         if let reader {
@@ -361,6 +337,6 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
             if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
         }
         demand?.succeed(())
-        held?.succeed(())
+        requestBodyEnd?.open()
     }
 }
