@@ -30,7 +30,8 @@ final class BatchFinishedFiles: Sendable {
 
     /// The record's file.
     let file: URL
-    private let entries: Mutex<[Entry]>
+    /// The entries by URL and output, latest last (a batch of many files asks once per file).
+    private let entries: Mutex<[String: [Entry]]>
 
     /// The record of the batches run into `directory` (an unreadable or malformed line is ignored, as is a record
     /// larger than 16 MiB: the files are then downloaded again, never skipped unchecked).
@@ -38,12 +39,15 @@ final class BatchFinishedFiles: Sendable {
         file = directory.appendingPathComponent(".courier-batch-done")
         let lines = PrivateFile.contents(of: file, atMost: 16 << 20)?.split(separator: UInt8(ascii: "\n")) ?? []
         let decoder = JSONDecoder()
-        entries = Mutex(lines.compactMap { try? decoder.decode(Entry.self, from: Data($0)) })
+        let read = lines.compactMap { try? decoder.decode(Entry.self, from: Data($0)) }
+        entries = Mutex(Dictionary(grouping: read) { Self.key($0.url, $0.output) })
     }
+
+    private static func key(_ url: String, _ output: String) -> String { url + "\n" + output }
 
     /// The file an earlier run saved for `url` into `output`, if it is still as it was verified.
     func finished(_ url: URL, output: URL) -> URL? {
-        let candidates = entries.withLock { $0.filter { $0.url == url.absoluteString && $0.output == output.path } }
+        let candidates = entries.withLock { $0[Self.key(url.absoluteString, output.path)] ?? [] }
         for entry in candidates.reversed() {
             let saved = URL(fileURLWithPath: entry.saved)
             if let (size, modified) = Self.identity(of: saved), size == entry.size, modified == entry.modified { return saved }
@@ -65,7 +69,7 @@ final class BatchFinishedFiles: Sendable {
             defer { close(fd) }
             let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             guard written == line.count else { throw Failure(message: "cannot write \(file.path): \(String(cString: strerror(errno)))") }
-            entries.append(entry)
+            entries[Self.key(entry.url, entry.output), default: []].append(entry)
         }
     }
 
