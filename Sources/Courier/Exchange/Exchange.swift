@@ -137,6 +137,9 @@ public final class Exchange: Sendable {
         _ = state.withLock { $0.machine.pause() }
     }
 
+    /// Whether a paused exchange's body reader has stopped: from here nothing more is delivered until ``resume()``.
+    var isHoldingBody: Bool { state.withLock { !$0.pausedReaders.isEmpty } }
+
     /// Reads again after ``pause()``.
     public func resume() {
         let readers = state.withLock { state -> [CheckedContinuation<Void, any Error>] in

@@ -80,7 +80,7 @@ struct CLIDownloadTests {
         let child = try ChildProcess("courier", ["download", try await url(path), "-o", file.path] + options)
         try await child.waitFor("downloading \(try await url(path)) into \(file.path)")
         try await child.waitFor("ETA ")
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await fileGrows(URL(fileURLWithPath: file.path + ".part"), beyond: 0), "bytes on disk before the signal")
         child.send(signal)
         let outcome = try await child.finish(timeout: .seconds(20))
         #expect(!outcome.terminatedBySignal, "courier died of the signal instead of stopping cleanly")
@@ -152,7 +152,6 @@ struct CLIDownloadTests {
         // The head comes at once, the body only after 10 s.
         let child = try ChildProcess("courier", ["download", try await Self.url("/slow-body/1000?delay=10"), "-o", file.path])
         try await child.waitFor("downloading ")
-        try await Task.sleep(for: .milliseconds(200))
         child.send(SIGINT)
         let outcome = try await child.finish(timeout: .seconds(20))
         #expect(!outcome.terminatedBySignal)
@@ -315,7 +314,7 @@ struct CLIDownloadTests {
         let path = "/download/600000?seed=23&rate=200000&digest=repr"
         let child = try ChildProcess("courier", ["download", try await Self.url(path), "-o", file.path, "--continue"])
         try await child.waitFor("continuing ")
-        try await Task.sleep(for: .milliseconds(700))
+        #expect(await fileGrows(URL(fileURLWithPath: file.path + ".part"), beyond: 50_000), "new bytes on disk before the signal")
         child.send(SIGINT)
         let stopped = try await child.finish(timeout: .seconds(20))
         #expect(stopped.status == 130, "\(stopped.standardError)")

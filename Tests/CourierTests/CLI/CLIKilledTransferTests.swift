@@ -16,14 +16,9 @@ import FoundationNetworking
 struct CLIKilledTransferTests {
     static let size = 6 << 20
 
-    /// Waits until `file` holds more than `bytes`, or the child ends.
+    /// Waits until `file` holds more than `bytes`.
     static func waitForSize(of file: URL, above bytes: Int64, child: ChildProcess) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if let size = try? NginxInterop.size(of: file), size > bytes { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        Issue.record("\(file.lastPathComponent) never passed \(bytes) bytes")
+        #expect(await fileGrows(file, beyond: bytes), "\(file.lastPathComponent) never passed \(bytes) bytes")
     }
 
     @Test func aKilledDownloadLeavesNoFinalFileAndContinues() async throws {
@@ -105,8 +100,7 @@ struct CLIKilledTransferTests {
         let third = try await ChildProcess.run("courier", arguments)
         #expect(third.status == 0, "\(third.standardOutput) \(third.standardError)")
         #expect(third.standardOutput.contains("finished by an earlier run"), "\(third.standardOutput)")
-        try await Task.sleep(for: .milliseconds(500))
         // Exactly the lines of the two runs before: the third sent nothing.
-        _ = try await NginxInterop.accessLog(probe: probe, count: log.count)
+        _ = try await NginxInterop.settledAccessLog(probe: probe, count: log.count)
     }
 }

@@ -106,10 +106,13 @@ struct ExchangeDriverTests {
         let driver = ExchangeDriver(pauseMode: .restart)
         let order = Mutex<[String]>([])
         #expect(driver.resume() == .startAttempt(1))
+        // The first attempt's task ends when the test says so (deaf to cancellation, as a slow stage can be).
+        let release = Mutex<CheckedContinuation<Void, Never>?>(nil)
         driver.launch(attempt: 1) { _ in
-            try? await Task.sleep(for: .milliseconds(200))
+            await withCheckedContinuation { continuation in release.withLock { $0 = continuation } }
             order.withLock { $0.append("first ended") }
         }
+        #expect(await eventually { release.withLock { $0 != nil } })
         #expect(driver.pause() == .stopAttempt)
         #expect(driver.resume() == .startAttempt(2))
         let done = Mutex(false)
@@ -117,6 +120,8 @@ struct ExchangeDriverTests {
             order.withLock { $0.append("attempt \(n) began") }
             done.withLock { $0 = true }
         }
+        #expect(await throughout(.milliseconds(100)) { !done.withLock { $0 } }, "attempt 2 waits while attempt 1's task runs")
+        release.withLock { $0.take() }?.resume()
         #expect(await eventually { done.withLock { $0 } })
         #expect(order.withLock { $0 } == ["first ended", "attempt 2 began"])
     }

@@ -67,7 +67,8 @@ enum Facade: String, CaseIterable, CustomTestStringConvertible, Sendable {
                         task.cancel()
                     } else {
                         task.suspend()
-                        try? await Task.sleep(for: .milliseconds(50))
+                        // Resumed once the suspension holds: the body reader has stopped (or the body had all come).
+                        _ = await eventually { task.exchange?.isHoldingBody == true || task.exchange?.phase.isTerminal == true }
                         task.resume()
                     }
                 }
@@ -105,7 +106,8 @@ enum Facade: String, CaseIterable, CustomTestStringConvertible, Sendable {
         queue.addOperation(operation)
         if case .pause = interference {
             _ = await eventually { paused.load(ordering: .acquiring) || operation.isFinished }
-            try? await Task.sleep(for: .milliseconds(50))
+            // Resumed once the pause holds: the attempt it stopped has ended, so the next one asks for a range.
+            _ = await eventually { operation.driver.exchange?.phase.isTerminal != false }
             operation.resume()
         }
         await operation.finished()

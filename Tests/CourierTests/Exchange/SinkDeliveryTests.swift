@@ -63,10 +63,7 @@ struct SinkDeliveryTests {
             configuration: ExchangeConfiguration(transport: Fixtures.transport)
         )
         exchange.start()
-        let deadline = ContinuousClock.now + .seconds(10)
-        while (exchange.receivedData?.count ?? 0) < 3, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = await eventually { (exchange.receivedData?.count ?? 0) >= 3 }
         let partial = try #require(exchange.receivedData)
         #expect(partial.count >= 3 && partial.count < 20)
         exchange.cancel()

@@ -44,11 +44,10 @@ struct StreamingTests {
         let exchange = Exchange(request: URLRequest(url: url), configuration: configuration)
         exchange.pause()
         exchange.start()
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await eventually { exchange.isHoldingBody }, "the body reader stops")
         let beforePause = received.load(ordering: .relaxed)
         #expect(beforePause < Int64(8 << 20), "paused before it could finish")
-        try await Task.sleep(for: .seconds(2))
-        #expect(received.load(ordering: .relaxed) == beforePause, "no bytes delivered while paused")
+        #expect(await throughout(.seconds(2)) { received.load(ordering: .relaxed) == beforePause }, "no bytes delivered while paused")
         #expect(exchange.isPaused)
         exchange.resume()
         let result = try await exchange.result()
@@ -131,8 +130,9 @@ struct StreamingTests {
 
     @Test func swiftTaskCancellationCancelsTheExchange() async throws {
         let url = try await Fixtures.url("/delay/5")
-        let task = Task { try await Exchange(request: URLRequest(url: url), configuration: .init(transport: Fixtures.transport)).result() }
-        try await Task.sleep(for: .milliseconds(200))
+        let exchange = Exchange(request: URLRequest(url: url), configuration: .init(transport: Fixtures.transport))
+        let task = Task { try await exchange.result() }
+        #expect(await eventually { exchange.phase == .awaitingResponse }, "the request is on its way")
         task.cancel()
         await #expect { _ = try await task.value } throws: { ($0 as? URLError)?.code == .cancelled }
     }

@@ -52,7 +52,7 @@ struct BadLinkTests {
                 "courier", ["download", url, "-o", file.path, "--timeout", String(timeout)], launcher: .inNamespace(link.namespace)
             )
             try await child.waitFor("ETA ")
-            try await Task.sleep(for: .seconds(1))
+            #expect(await fileGrows(URL(fileURLWithPath: file.path + ".part"), beyond: 256 << 10), "the download is under way")
             try link.setUp(false)
             let down = ContinuousClock.now
             let cut = try await child.finish(timeout: .seconds(60))
@@ -62,8 +62,8 @@ struct BadLinkTests {
             #expect(cut.standardError.contains("resume with"), "\(cut.standardError)")
             #expect(abs(waited - timeout) <= timeout * 0.1, "the idle timeout of \(timeout) s fired after \(waited) s")
 
-            // The route comes back with the link; give it a moment before the client sends again.
-            try await Task.sleep(for: .milliseconds(500))
+            // The route comes back with the link's carrier.
+            #expect(await eventually { link.isCarrying }, "the link carries again")
             let resumed = try await ChildProcess.run(
                 "courier", ["download", url, "-o", file.path, "--continue", "--timeout", "30"], launcher: .inNamespace(link.namespace),
                 timeout: .seconds(600)

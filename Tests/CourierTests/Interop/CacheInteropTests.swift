@@ -13,10 +13,10 @@ import FoundationNetworking
     .enabled(NginxServer.skipMessage) { await NginxInterop.isRunning() }
 )
 struct NginxCacheTests {
-    /// The log lines of `probe`'s requests once `count` are there, after a moment for a line that should not come.
+    /// The log lines of `probe`'s requests: exactly `count` once everything sent so far is logged (a request the
+    /// cache should have answered is a line too many).
     static func log(_ probe: String, count: Int) async throws -> [NginxInterop.LogLine] {
-        try await Task.sleep(for: .milliseconds(200))
-        return try await NginxInterop.accessLog(probe: probe, count: count)
+        try await NginxInterop.settledAccessLog(probe: probe, count: count)
     }
 
     @Test("expires 1h: the second GET is answered from the session's cache")

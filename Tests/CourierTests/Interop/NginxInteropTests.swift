@@ -399,18 +399,30 @@ enum NginxInterop {
         }
     }
 
+    /// The access log's lines for `probe` once nginx has logged every request finished before this call: exactly
+    /// `count`. For a claim that a request was *not* sent: nginx (one worker, scripts/nginx-test-server) logs
+    /// requests in the order it finishes them, so once a marker request sent now is logged, so is any request the
+    /// client finished before it. An event to wait for, where a pause would only guess how long a line takes.
+    static func settledAccessLog(probe: String, count: Int) async throws -> [LogLine] {
+        let marker = Self.probe()
+        _ = try await exchange(try url("hello.txt", probe: marker), transport: try markerTransport.get())
+        _ = try await accessLog(probe: marker, count: 1)
+        return try await accessLog(probe: probe, count: count)
+    }
+
+    /// The transport of ``settledAccessLog(probe:count:)``'s marker requests, for the whole test run.
+    private static let markerTransport = Result { try transport() }
+
     /// The access log's lines for `probe`, waiting (bounded) until there are `count` of them:
     /// nginx writes a line when it has finished with a request, which can be just after the client is done.
     static func accessLog(probe: String, count: Int) async throws -> [LogLine] {
         let path = try #require(accessLogPath)
-        var lines: [LogLine] = []
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline {
-            let text = try String(contentsOfFile: path, encoding: .utf8)
-            lines = text.split(separator: "\n").filter { $0.contains("probe=\(probe)") }.compactMap { LogLine(String($0)) }
-            if lines.count >= count { break }
-            try await Task.sleep(for: .milliseconds(20))
+        @Sendable func lines() -> [LogLine] {
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            return text.split(separator: "\n").filter { $0.contains("probe=\(probe)") }.compactMap { LogLine(String($0)) }
         }
+        _ = await eventually(timeout: .seconds(5)) { lines().count >= count }
+        let lines = lines()
         try #require(lines.count == count, "nginx logged \(lines) for probe \(probe)")
         return lines
     }

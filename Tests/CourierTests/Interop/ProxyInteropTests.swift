@@ -39,14 +39,12 @@ enum ProxyServers {
     /// `count` (waited for up to 5 s).
     static func log(_ variable: String, containing text: String, count: Int = 1) async throws -> [String] {
         let path = try #require(variables[variable])
-        let deadline = ContinuousClock.now + .seconds(5)
-        var lines: [String] = []
-        while ContinuousClock.now < deadline {
-            lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init).filter { $0.contains(text) }
-            if lines.count >= count { break }
-            try await Task.sleep(for: .milliseconds(20))
+        @Sendable func lines() -> [String] {
+            let log = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            return log.split(separator: "\n").map(String.init).filter { $0.contains(text) }
         }
-        return lines
+        _ = await eventually(timeout: .seconds(5)) { lines().count >= count }
+        return lines()
     }
 
     /// The httpbin URL for `path` with a probe in its query.

@@ -149,7 +149,14 @@ struct OpenAPIHTTPBinTests {
     }
 
     @Test func cancellingTheCallerCancelsTheRequest() async throws {
-        let session = OpenAPIFixtures.session()
+        // The session's last adapter runs just before the request goes out.
+        let sent = Atomic<Bool>(false)
+        let session = OpenAPIFixtures.session { configuration in
+            configuration.interceptors = [Adapter { request, _ in
+                sent.store(true, ordering: .releasing)
+                return request
+            }]
+        }
         defer { session.invalidateSessionCancelingTasks(true) }
         let transport = CourierTransport(session: session)
         let base = self.base
@@ -157,7 +164,7 @@ struct OpenAPIHTTPBinTests {
         let call = Task {
             try await transport.send(OpenAPIFixtures.request(.get, "/delay/4"), body: nil, baseURL: base, operationID: "delay")
         }
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(await eventually { sent.load(ordering: .acquiring) }, "the request is on its way")
         call.cancel()
         let outcome = await call.result
         let elapsed = ContinuousClock.now - started

@@ -20,7 +20,8 @@ struct HTTPRequestOperationResumeTests {
         queue.addOperation(operation)
         #expect(await eventually { operation.isPaused || operation.isFinished })
         try #require(operation.isPaused, "the transfer ended before the pause")
-        try await Task.sleep(for: .milliseconds(20))
+        // The pause holds once the attempt it stopped has ended.
+        #expect(await eventually { operation.driver.exchange?.phase.isTerminal != false })
         whilePaused(operation)
         operation.resume()
         await operation.finished()
@@ -126,6 +127,7 @@ struct HTTPRequestOperationResumeTests {
         var rounds = 0
         while !operation.isFinished, rounds < 20 {
             rounds += 1
+            let before = operation.totalBytesRead
             // Spins on another thread until the state reads paused, then resumes at once.
             let resumer = Thread {
                 let deadline = Date().addingTimeInterval(5)
@@ -135,7 +137,8 @@ struct HTTPRequestOperationResumeTests {
             resumer.start()
             operation.pause()
             #expect(await eventually { operation.isExecuting || operation.isFinished })
-            try await Task.sleep(for: .milliseconds(10))
+            // Bytes flow again before the next round (each round moves the transfer on).
+            #expect(await eventually { operation.totalBytesRead > before || operation.isFinished })
         }
         await operation.finished()
         #expect(operation.error == nil, "after \(rounds) pauses: \(String(describing: operation.error))")

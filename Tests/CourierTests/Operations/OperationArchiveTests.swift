@@ -73,7 +73,8 @@ struct OperationArchiveTests {
         OperationQueue().addOperation(operation)
         #expect(await eventually { operation.isPaused || operation.isFinished })
         try #require(operation.isPaused)
-        try await Task.sleep(for: .milliseconds(50))
+        // Archived once the pause holds: the attempt it stopped has ended and its bytes are kept.
+        #expect(await eventually { operation.driver.exchange?.phase.isTerminal != false })
         let archive = try JSONEncoder().encode(operation)
         let record = try JSONDecoder().decode(OperationArchive.self, from: archive)
         #expect(record.state == .ready)

@@ -169,7 +169,7 @@ struct OperationCompletionTests {
             results.append("\((response as? HTTPURLResponse)?.statusCode ?? 0) \(data == TestPayload.bytes(count: 50, seed: 8)) \(error == nil) \(OperationQueue.current === queue)")
         }
         #expect(await eventually { !results.all.isEmpty })
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(await throughout(.milliseconds(50)) { results.all.count == 1 }, "delivered once")
         #expect(results.all == ["200 true true true"])
         let (response, data) = try await URLConnectionOperation.sendAsynchronousRequest(URLRequest(url: url))
         #expect(response?.statusCode == 200 && data == TestPayload.bytes(count: 50, seed: 8))
@@ -185,7 +185,7 @@ struct OperationCompletionTests {
         #expect(await eventually { handle.isExecuting })
         URLConnectionOperation.cancelAsynchronousRequest(handle)
         #expect(await eventually(timeout: .seconds(5)) { !results.all.isEmpty })
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(await throughout(.milliseconds(50)) { results.all.count == 1 }, "delivered once")
         #expect(results.all == [.cancelled])
     }
 

@@ -47,8 +47,7 @@ struct ReachabilityNamespaceTests {
             try ns.inside("link", "set", "vA", "up")
             try ns.inside("link", "set", "vB", "up")
             try ns.inside("addr", "add", "10.213.2.1/24", "dev", "vA")
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(manager.networkReachabilityStatus == .notReachable, "no route to 10.213.50.0/24 yet")
+            #expect(await throughout(.milliseconds(300)) { manager.networkReachabilityStatus == .notReachable }, "no route to 10.213.50.0/24 yet")
 
             try ns.inside("route", "add", "10.213.50.0/24", "via", "10.213.2.2", "dev", "vA")
             #expect(await manager.waitForStatus(.reachableViaWiFi, timeout: .seconds(1)) != nil)
@@ -71,8 +70,7 @@ struct ReachabilityNamespaceTests {
 
             try ns.inside("route", "del", "10.213.60.0/24")
             #expect(await routed.waitForStatus(.notReachable, timeout: .seconds(1)) != nil)
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(onLink.networkReachabilityStatus == .reachableViaWiFi)
+            #expect(await throughout(.milliseconds(200)) { onLink.networkReachabilityStatus == .reachableViaWiFi })
         }
     }
 
@@ -142,8 +140,7 @@ struct ReachabilityNamespaceTests {
             manager.stopMonitoring()
 
             try ns.inside("link", "set", "vB", "down")
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(manager.networkReachabilityStatus == .reachableViaWiFi, "no updates while stopped")
+            #expect(await throughout(.milliseconds(300)) { manager.networkReachabilityStatus == .reachableViaWiFi }, "no updates while stopped")
 
             manager.startMonitoring()
             #expect(await manager.waitForStatus(.notReachable, timeout: .seconds(1)) != nil)

@@ -1,5 +1,6 @@
 @testable import Courier
 import Foundation
+import Synchronization
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -44,16 +45,17 @@ struct RetryDeadlineTests {
         defer { Task { await server.stop() } }
         var configuration = ExchangeConfiguration(transport: Fixtures.transport)
         configuration.interceptors = [RetryPolicy(retryLimit: 3, budget: nil)]
+        let waiting = Atomic<Bool>(false)
+        configuration.willRetry = { _ in waiting.store(true, ordering: .releasing) }
         let exchange = Exchange(request: URLRequest(url: server.url("/busy")), configuration: configuration)
         let started = ContinuousClock.now
         // Cancelled from another task, as `operation.cancel()` or a resource timer does, once the wait has begun.
         let canceller = Task {
-            while server.requests(to: "/busy").isEmpty { try await Task.sleep(for: .milliseconds(20)) }
-            try await Task.sleep(for: .milliseconds(300))
+            _ = await eventually { waiting.load(ordering: .acquiring) }
             exchange.cancel()
         }
         await #expect(throws: URLError.self) { _ = try await exchange.result() }
-        _ = try? await canceller.value
+        await canceller.value
         #expect(ContinuousClock.now - started < .seconds(12), "the wait of 15 s went on after the cancel")
     }
 

@@ -27,9 +27,7 @@ struct TLSHandshakeEvaluationTests {
         } catch {
             let elapsed = clock.now - start
             // Give the close a second to land, without hanging if it never does.
-            for _ in 0..<100 where channel.isActive {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            _ = await eventually(timeout: .seconds(1)) { !channel.isActive }
             let open = channel.isActive
             try? await channel.close()
             return (error, open, elapsed)

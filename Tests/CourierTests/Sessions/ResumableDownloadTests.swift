@@ -61,10 +61,9 @@ struct ResumableDownloadTests {
             break
         }
         #expect(task.state == .suspended)
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await eventually { task.exchange?.isHoldingBody == true }, "the body reader stops")
         let before = task.countOfBytesReceived
-        try await Task.sleep(for: .seconds(2))
-        #expect(task.countOfBytesReceived == before, "nothing is read while suspended")
+        #expect(await throughout(.seconds(2)) { task.countOfBytesReceived == before }, "nothing is read while suspended")
         #expect(before < Int64(16 << 20))
         task.resume()
         let data = try await task.value

@@ -12,3 +12,27 @@ func eventually(timeout: Duration = .seconds(10), until condition: @Sendable () 
     }
     return condition()
 }
+
+/// Checks `condition` every 2 ms for `window` and returns `false` at its first failure. For what must *not* happen
+/// (no bytes while paused, no indicator for a short request, no update while stopped): an absence has no event to
+/// await, so the window is part of the claim ("nothing for 2 s") and is written at the call. Unlike a sleep followed
+/// by one look, a breach in the middle of the window is caught, and the check ends there.
+func throughout(_ window: Duration, _ condition: @Sendable () -> Bool) async -> Bool {
+    let clock = ContinuousClock()
+    let end = clock.now + window
+    while clock.now < end {
+        if !condition() { return false }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition()
+}
+
+/// Waits (bounded by `timeout`) until the file at `url` holds more than `bytes`: a transfer under way has written to
+/// disk. Returns whether it did.
+@discardableResult
+func fileGrows(_ url: URL, beyond bytes: Int64, timeout: Duration = .seconds(30)) async -> Bool {
+    await eventually(timeout: timeout) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
+        return (size ?? -1) > bytes
+    }
+}

@@ -99,11 +99,8 @@ struct PolicyConnectionPoolTests {
             #expect(outcome.error?.code == .serverCertificateUntrusted, "\(outcome)")
             times.append(outcome.elapsed)
         }
-        var after = ProcessStats.openDescriptors()
-        for _ in 0..<40 where after > before {
-            try await Task.sleep(for: .milliseconds(50))
-            after = ProcessStats.openDescriptors()
-        }
+        _ = await eventually(timeout: .seconds(2)) { ProcessStats.openDescriptors() <= before }
+        let after = ProcessStats.openDescriptors()
         times.sort()
         print("200 wrong-pin requests (\(EnforcementProbe.expectedVersion(http2: http2))): open fds before \(before), after \(after); rejection median \(times[100]), max \(times[199])")
         #expect(after <= before)

@@ -34,8 +34,7 @@ struct TimeoutSweeperTests {
         #expect(expiry == .idle)
         #expect(at - started >= .milliseconds(100) && at - started < .seconds(1), "expired after \(at - started)")
         #expect(await eventually { watch.sweeper.count == 0 }, "an expired request is no longer watched")
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(watch.count == 1, "it expires once")
+        #expect(await throughout(.milliseconds(200)) { watch.count == 1 }, "it expires once")
     }
 
     @Test func bytesMovingKeepARequestAliveAndASuspendedOneDoesNotExpire() async throws {
@@ -43,11 +42,11 @@ struct TimeoutSweeperTests {
         let moving = watch.start(idle: .milliseconds(100), wait: nil)
         let paused = watch.start(idle: .milliseconds(100), wait: nil)
         paused.setSuspended(true)
-        for _ in 0..<10 {
-            try await Task.sleep(for: .milliseconds(30))
+        let quiet = await throughout(.milliseconds(300)) {
             moving.touch()
+            return watch.count == 0
         }
-        #expect(watch.count == 0, "300 ms of activity every 30 ms, and a reader holding back, with a 100 ms idle timeout")
+        #expect(quiet, "300 ms of steady activity, and a reader holding back, with a 100 ms idle timeout")
         paused.setSuspended(false)
         #expect(await eventually(timeout: .seconds(5)) { watch.count == 2 }, "both expire once nothing moves")
     }
@@ -58,8 +57,7 @@ struct TimeoutSweeperTests {
         #expect(watch.sweeper.count == 1)
         watchdog.finish()
         #expect(watch.sweeper.count == 0)
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(watch.count == 0)
+        #expect(await throughout(.milliseconds(200)) { watch.count == 0 })
         // Finished before it started: never watched.
         let early = IdleTimeoutWatchdog(idleTimeout: .milliseconds(50), connectionWait: nil, sweeper: watch.sweeper)
         early.finish()
@@ -76,8 +74,7 @@ struct TimeoutSweeperTests {
         let (expiry, at) = try #require(watch.first)
         #expect(expiry == .connectionWait)
         #expect(at - started >= .milliseconds(100) && at - started < .seconds(1), "expired after \(at - started)")
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(watch.count == 1, "the request on a connection only has its 60 s idle timeout")
+        #expect(await throughout(.milliseconds(200)) { watch.count == 1 }, "the request on a connection only has its 60 s idle timeout")
         connected.finish()
     }
 

@@ -134,6 +134,13 @@ struct LinkUnderTest: Sendable {
         try Self.run("ip", "link", "set", hostSide, up ? "up" : "down")
     }
 
+    /// Whether this side's end carries packets again (`operstate` up: both ends up, and the kernel has put back the
+    /// subnet's route it removed with the carrier).
+    var isCarrying: Bool {
+        let state = try? String(contentsOfFile: "/sys/class/net/\(hostSide)/operstate", encoding: .utf8)
+        return state?.trimmingCharacters(in: .whitespacesAndNewlines) == "up"
+    }
+
     private func tc(on side: Side, _ arguments: String...) throws {
         switch side {
         case .host: try Self.run(["tc"] + arguments)
