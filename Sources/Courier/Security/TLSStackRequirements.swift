@@ -59,7 +59,7 @@ public struct TLSStackRequirements: Sendable, Hashable {
             configuration.additionalTrustRoots = []
             return configuration
         }
-        configuration.trustRoots = .default
+        configuration.trustRoots = SystemTrustRoots.roots
         if !additionalTrustRoots.isEmpty {
             configuration.additionalTrustRoots = [.certificates(try Self.nioCertificates(additionalTrustRoots))]
         }

@@ -18,7 +18,10 @@ import Synchronization
 /// have had no request in flight for ``AsyncHTTPClientTransport/Configuration/idlePoolLifetime``, then, while
 /// ``AsyncHTTPClientTransport/Configuration/maximumIdlePools`` or more idle ones remain, the least recently used
 /// (``EngineClientUsage``), so that with the new one there are at most that many. A client carrying a request is never shut down; the next request to its host makes a new
-/// one. The plain-HTTP clients (one, and one per proxy) are few and stay.
+/// one. The plain-HTTP clients (one, and one per proxy) are few and stay. AsyncHTTPClient 1.37 frees a client it shut
+/// down only when its idle connections' timers run out (``AsyncHTTPClientTransport/Configuration/idleConnectionTimeout``:
+/// they are not cancelled by the shutdown), so a retired client still costs its memory for that long; the system's
+/// roots are looked up rather than loaded into each client's TLS context (``SystemTrustRoots``) to keep that small.
 final class EngineClientPool: Sendable {
     /// One engine client (connection pool) and the tracker of the connections it makes.
     struct EngineClient: Sendable {
