@@ -103,28 +103,5 @@ struct BoundedPoolTests {
         _ = try await Self.get(try Self.url(host: 7, "hello.txt"), through: transport)
         #expect(transport.httpsPoolCounts.all == 1, "the five idle for longer than the lifetime went")
     }
-
-    /// Every request after the first eight makes a pool and shuts one down (65 addresses in turn, at most 8 idle
-    /// pools), as a crawler meeting that many distinct hosts would: the pools shut down must not stay in memory.
-    ///
-    /// AsyncHTTPClient keeps what a client it shut down held (about 1 MB, mostly its TLS context) until its
-    /// connections' idle timeout passes (measured: resident size grows about 1 MB per pool made for 60 s with the
-    /// default `idleConnectionTimeout`, then stays flat). So this test runs with 5 s, and looks from the 200th request
-    /// (about 12 s in) to the 500th.
-    @Test func residentSizeStaysFlatWhilePoolsAreMadeAndShutDown() async throws {
-        guard await NginxServer.isRunning() else { Issue.record(NginxServer.skipMessage); return }
-        let transport = try Self.transport(maximumIdlePools: 8, idleConnectionTimeout: 5)
-        defer { Task { try? await transport.shutdown() } }
-        var sizes: [Int: Int] = [:]
-        for request in 1...500 {
-            _ = try await Self.get(try Self.url(host: 1 + request % 65, "hello.txt"), through: transport)
-            if request == 200 || request == 500 { sizes[request] = ProcessStats.residentBytes() }
-        }
-        #expect(transport.httpsPoolCounts.all <= 8)
-        #expect(transport.httpsPoolCounts.made >= 490)
-        let early = try #require(sizes[200]), late = try #require(sizes[500])
-        print("bounded pools: resident size \(early >> 10) KiB after 200 requests, \(late >> 10) KiB after 500 (\(transport.httpsPoolCounts.made) pools made)")
-        #expect(Double(late) <= Double(early) * 1.1, "resident size grew from \(early >> 10) to \(late >> 10) KiB")
-    }
 }
 #endif
