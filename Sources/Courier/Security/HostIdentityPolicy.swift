@@ -40,8 +40,30 @@ struct HostIdentityPolicy: VerifierPolicy {
             )
         }
         if case .failsToMeetPolicy = serverIdentity.chainMeetsPolicyRequirements(chain: chain) {
-            return .failsToMeetPolicy(reason: "the certificate is not valid for \(host) (it names \(names))")
+            return .failsToMeetPolicy(reason: "the certificate is not valid for \(host) (it names \(Self.readable(names)))")
         }
         return .meetsPolicy
+    }
+
+    /// The DNS names and IP addresses of `names`, as a person writes them: "localhost, 127.0.0.1".
+    static func readable(_ names: SubjectAlternativeNames) -> String {
+        let written = names.compactMap { name -> String? in
+            switch name {
+            case .dnsName(let dns): return dns
+            case .ipAddress(let octets): return readableAddress(Array(octets.bytes))
+            default: return nil
+            }
+        }
+        return written.isEmpty ? "no DNS name or IP address" : written.joined(separator: ", ")
+    }
+
+    /// Four bytes as a dotted IPv4 address, sixteen as eight hexadecimal groups; anything else in hex.
+    private static func readableAddress(_ bytes: [UInt8]) -> String {
+        switch bytes.count {
+        case 4: return bytes.map(String.init).joined(separator: ".")
+        case 16:
+            return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
+        default: return bytes.map { String($0, radix: 16) }.joined()
+        }
     }
 }

@@ -91,6 +91,8 @@ struct TrustEvaluator: Sendable {
             switch await validateAgainstTrustedRoots(presented, host: host, chainVerifiedByTLSStack: chainVerifiedByTLSStack) {
             case .success(let chain): validatedChain = chain
             case .failure(let rejection):
+                // With the path verified by the TLS stack, only the host name was left to check.
+                guard !chainVerifiedByTLSStack else { return rejection.evaluation }
                 return .rejected(reason: "the certificate chain is not trusted by the system or the policy's trusted roots: \(rejection.reason)")
             }
         }

@@ -120,19 +120,35 @@ enum TransportError {
     }
 
     /// A TLS failure from its BoringSSL text: the server's certificate failed verification, the server asked for a
-    /// client certificate or refused ours (its alerts about certificates concern the client's), or anything else.
-    private static func classifyTLSFailure(_ text: String) -> (URLError.Code, String) {
+    /// client certificate or refused ours (its alerts about certificates concern the client's), or anything else. Said
+    /// in words: BoringSSL's text (error numbers, "OPENSSL_internal", the path of the source file it was built from)
+    /// stays in the `URLError`'s underlying error.
+    static func classifyTLSFailure(_ text: String) -> (URLError.Code, String) {
         if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
-            return (.serverCertificateUntrusted, "The server's certificate is not trusted: \(text).")
+            // BoringSSL does not say which check failed (the verify result is not in its error queue).
+            return (.serverCertificateUntrusted, "The server's certificate is not trusted: its chain does not lead to a "
+                + "certificate authority this client trusts (an unknown or self-signed issuer, or a missing intermediate "
+                + "certificate), or a certificate in it has expired or is not valid yet.")
         }
+        let reason = tlsReason(in: text)
         if text.contains("ALERT_CERTIFICATE_REQUIRED") {
-            return (.clientCertificateRequired, "The server requires a client certificate: \(text).")
+            return (.clientCertificateRequired, "The server requires a client certificate.")
         }
         if text.contains("ALERT_UNKNOWN_CA") || text.contains("ALERT_BAD_CERTIFICATE")
             || text.contains("ALERT_CERTIFICATE_") || text.contains("ALERT_UNSUPPORTED_CERTIFICATE") {
-            return (.clientCertificateRejected, "The server refused the client certificate: \(text).")
+            return (.clientCertificateRejected, "The server refused the client certificate (\(reason)).")
         }
-        return (.secureConnectionFailed, "The TLS handshake failed: \(text).")
+        return (.secureConnectionFailed, "The TLS handshake failed (\(reason)).")
+    }
+
+    /// BoringSSL's reason in words: `…:SSL routines:OPENSSL_internal:WRONG_VERSION_NUMBER at …` → "wrong version
+    /// number"; "the TLS library gave no reason" when the text has none.
+    static func tlsReason(in text: String) -> String {
+        guard let marker = text.range(of: "OPENSSL_internal:") else { return "the TLS library gave no reason" }
+        let token = text[marker.upperBound...].prefix { $0.isUppercase || $0.isNumber || $0 == "_" }
+        guard !token.isEmpty else { return "the TLS library gave no reason" }
+        let words = token.lowercased().split(separator: "_").joined(separator: " ")
+        return words.hasPrefix("sslv3 alert ") || words.hasPrefix("tlsv1 alert ") ? "the server's alert: " + words.split(separator: " ").dropFirst(2).joined(separator: " ") : words
     }
 
     private static func classify(_ error: NIOSSLError) -> (URLError.Code, String) {

@@ -382,6 +382,6 @@ struct BatchRun {
     }
 
     private static func describe(_ error: any Error) -> String {
-        (error as? URLError)?.localizedDescription ?? "\(error)"
+        TransferFailureMessage.describe(error)
     }
 }

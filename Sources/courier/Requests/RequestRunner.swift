@@ -118,7 +118,7 @@ struct RequestRunner {
             if let deadline, deadline.hasExpired {
                 throw CLIFailure(status: .network, message: "the request took longer than --max-time \(Self.seconds(deadline.seconds)) s and was stopped")
             }
-            throw CLIFailure(status: .network, message: (error as? URLError)?.localizedDescription ?? "\(error)")
+            throw CLIFailure(status: .network, message: TransferFailureMessage.describe(error))
         }
     }
 

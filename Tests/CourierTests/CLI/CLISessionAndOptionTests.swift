@@ -257,6 +257,19 @@ struct CLINginxOptionTests {
         defer { try? FileManager.default.removeItem(at: file) }
         let refused = try await CLIPipeTests.courier(["download", url, "-o", file.path])
         #expect(refused.status == 4, "nginx's CA is not trusted without --cacert: \(refused.standardError)")
+        // Said in words, with what to do, and without BoringSSL's internals.
+        #expect(refused.standardError.contains("its chain does not lead to a certificate authority this client trusts"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("--cacert FILE"), "\(refused.standardError)")
+        for detail in ["OPENSSL_internal", "CNIOBoringSSL", ".build/", "sslError", "error:1000"] {
+            #expect(!refused.standardError.contains(detail), "\(detail) in \(refused.standardError)")
+        }
+        // Another address of the same server: the chain is trusted, the name is not the certificate's.
+        let port = try #require(NginxServer.environment["COURIER_NGINX_PORT"])
+        let otherName = try await CLIPipeTests.courier(["get", "https://127.0.0.2:\(port)/hello.txt", "--cacert", ca])
+        #expect(otherName.status == 4, "\(otherName.standardError)")
+        #expect(otherName.standardError.contains("is not valid for 127.0.0.2 (it names localhost, 127.0.0.1)"), "\(otherName.standardError)")
+        #expect(!otherName.standardError.contains("chain is not trusted"), "\(otherName.standardError)")
+        #expect(otherName.standardError.contains("hint: use the host name the certificate names"), "\(otherName.standardError)")
 
         let outcome = try await CLIPipeTests.courier([
             "download", url, "-o", file.path, "--cacert", ca, "-H", "If-None-Match: \"courier-\(probe)\"",
