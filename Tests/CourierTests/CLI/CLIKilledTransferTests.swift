@@ -16,11 +16,6 @@ import FoundationNetworking
 struct CLIKilledTransferTests {
     static let size = 6 << 20
 
-    /// Waits until `file` holds more than `bytes`.
-    static func waitForSize(of file: URL, above bytes: Int64, child: ChildProcess) async throws {
-        #expect(await fileGrows(file, beyond: bytes), "\(file.lastPathComponent) never passed \(bytes) bytes")
-    }
-
     @Test func aKilledDownloadLeavesNoFinalFileAndContinues() async throws {
         let ca = try #require(NginxServer.environment["COURIER_NGINX_CA"])
         let slow = try NginxInterop.servedFile("slow")
@@ -41,7 +36,7 @@ struct CLIKilledTransferTests {
             var arguments = ["download", "--cacert", ca, url, "-o", output.path]
             if index > 0 { arguments.append("--continue") }
             let child = try ChildProcess("courier", arguments)
-            try await Self.waitForSize(of: partial, above: point, child: child)
+            #expect(await fileGrows(partial, beyond: point), "\(partial.lastPathComponent) never passed \(point) bytes")
             child.send(SIGKILL)
             _ = try await child.finish(timeout: .seconds(10))
             #expect(!FileManager.default.fileExists(atPath: output.path), "a killed download left \(output.lastPathComponent)")
@@ -80,7 +75,7 @@ struct CLIKilledTransferTests {
         let arguments = ["batch", list.path, "--concurrency", "3", "--cacert", ca, "--output-dir", folder.path]
 
         let child = try ChildProcess("courier", arguments)
-        try await Self.waitForSize(of: folder.appendingPathComponent("file0.bin.part"), above: 1 << 20, child: child)
+        #expect(await fileGrows(folder.appendingPathComponent("file0.bin.part"), beyond: 1 << 20), "file0.bin.part never passed 1 MiB")
         child.send(SIGKILL)
         _ = try await child.finish(timeout: .seconds(10))
         for index in 0..<3 {

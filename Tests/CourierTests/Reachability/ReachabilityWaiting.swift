@@ -13,13 +13,9 @@ extension NetworkReachabilityManager {
     /// Waits (checking every 2 ms) until the status is `expected`; returns how long that took,
     /// or nil after `timeout`.
     func waitForStatus(_ expected: NetworkReachabilityStatus, timeout: Duration = .seconds(3)) async -> Duration? {
-        let clock = ContinuousClock()
-        let start = clock.now
-        while clock.now - start < timeout {
-            if networkReachabilityStatus == expected { return clock.now - start }
-            try? await Task.sleep(for: .milliseconds(2))
-        }
-        return networkReachabilityStatus == expected ? clock.now - start : nil
+        let start = ContinuousClock.now
+        guard await eventually(timeout: timeout, until: { self.networkReachabilityStatus == expected }) else { return nil }
+        return ContinuousClock.now - start
     }
 }
 
