@@ -40,4 +40,12 @@ public struct ContentDecoding: Sendable, Equatable {
 
     /// The `Accept-Encoding` sent when the caller set none.
     static let acceptedCodings = "gzip, deflate"
+
+    /// The `Accept-Encoding` a request without one is sent with: `identity` for a range request (a continued
+    /// download must append the same representation it kept: decoded bytes cannot be continued by `Range`), the
+    /// codings Courier decodes otherwise. `DefaultHeadersStage` sets it; `ContentDecodingStage` decodes what it
+    /// allowed.
+    static func acceptEncoding(forRange isRange: Bool) -> String {
+        isRange ? "identity" : acceptedCodings
+    }
 }

@@ -3,13 +3,11 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Asks for compressed responses and decodes them as they stream (see ``ContentDecoding``): part of the bridge, once
-/// per request on the wire.
+/// Decodes compressed responses as they stream (see ``ContentDecoding``): once per request on the wire.
 ///
-/// On the way down it adds `Accept-Encoding: gzip, deflate` to a request without the header, or
-/// `Accept-Encoding: identity` to a request with `Range` (so a continued download appends the same representation it
-/// kept). On the way up it replaces a `gzip` or `deflate` body by its decoded bytes and removes `Content-Encoding` and
-/// `Content-Length` from the head (the head remembers the coding, so resume data made from it starts over rather than
+/// `DefaultHeadersStage` asks for them (`Accept-Encoding: gzip, deflate`, or `identity` for a request with `Range`, so
+/// a continued download appends the same representation it kept). On the way up this stage replaces a `gzip` or
+/// `deflate` body by its decoded bytes and removes `Content-Encoding` and `Content-Length` from the head (the head remembers the coding, so resume data made from it starts over rather than
 /// continue decoded bytes by `Range`); a response to a range request, to `HEAD`, with status 204 or 304, or in a
 /// coding the request did not accept (a server that sends `gzip` to `Accept-Encoding: identity`) is left as it came,
 /// as curl leaves it: its bytes are then the representation as sent, which `Range`, `Content-Length` and `Repr-Digest`
@@ -24,17 +22,12 @@ struct ContentDecodingStage: ExchangeStage {
         self.decoding = decoding
     }
 
-    /// Adds `Accept-Encoding` where the request has none and decodes a `gzip` or `deflate` answer as it streams.
+    /// Decodes a `gzip` or `deflate` answer as it streams, when the request accepted that coding (`DefaultHeadersStage`
+    /// asked for it, or the caller did).
     func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
-        var request = request
         let isRange = request.urlRequest.value(forHTTPHeaderField: "Range") != nil
-        let accepted: String
-        if let asked = request.urlRequest.value(forHTTPHeaderField: "Accept-Encoding") {
-            accepted = asked
-        } else {
-            accepted = isRange ? "identity" : ContentDecoding.acceptedCodings
-            request.urlRequest.setValue(accepted, forHTTPHeaderField: "Accept-Encoding")
-        }
+        // A request that names no coding accepts any (RFC 9110 §12.5.3).
+        let accepted = request.urlRequest.value(forHTTPHeaderField: "Accept-Encoding") ?? ContentDecoding.acceptedCodings
         let response = try await next(request)
         // A range, and responses that have no body (to HEAD, 204, 304), keep their head as it came.
         let status = response.head.statusCode

@@ -233,7 +233,8 @@ public final class Exchange: Sendable {
             transport: configuration.transport, challengeHandler: configuration.challengeHandler,
             cancellation: cancellation, recorder: self
         )
-        let pipeline = ExchangePipeline(stages: ExchangePipeline.standardStages(for: configuration), transport: wire.send)
+        let stages = ExchangePipeline.standardStages(for: configuration, observation: ExchangeObservation.current)
+        let pipeline = ExchangePipeline(stages: stages, transport: wire.send)
         let body = configuration.body ?? RequestBody(request: originalRequest)
         let final = try await pipeline.send(StageRequest(
             urlRequest: originalRequest, body: body, deadline: configuration.deadline, cancellation: cancellation

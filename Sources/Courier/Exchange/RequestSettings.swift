@@ -52,6 +52,11 @@ public struct RequestSettings: Sendable {
     /// limit — a body held in memory can then grow as large as the server makes it.
     public var maximumBodySize: Int64?
 
+    /// Header fields added to every request that does not set them itself (URLSession's `httpAdditionalHeaders`), by
+    /// `DefaultHeadersStage` before the interceptors and the follow-ups: a redirect to another origin drops an
+    /// `Authorization` set here as it drops the request's own. Default: none.
+    public var additionalHeaders: [String: String] = [:]
+
     /// Whether redirects are followed. Default `true`; `false` delivers the 3xx response (curl without `-L`).
     public var followsRedirects = true
     /// The most redirects followed before failing with `URLError(.httpTooManyRedirects)` (curl's `--max-redirs`).

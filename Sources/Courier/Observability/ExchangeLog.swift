@@ -63,12 +63,13 @@ struct ExchangeLog: Sendable {
     }
 
     /// A request going on the wire, with its header fields (secret ones masked).
-    func sending(_ request: URLRequest, headers: [(name: String, value: String)]) {
+    func sending(_ request: URLRequest) {
+        let headers = request.allHTTPHeaderFields ?? [:]
         logger.trace("sending request", metadata: [
             "http.request.method": "\(request.httpMethod ?? "GET")",
             "url.full": "\(LogRedaction.loggable(request.url))",
             "http.request.headers": .dictionary(Dictionary(
-                headers.map { ($0.name, Logger.MetadataValue.string(LogRedaction.loggable(header: $0.name, value: $0.value))) },
+                headers.map { ($0.key, Logger.MetadataValue.string(LogRedaction.loggable(header: $0.key, value: $0.value))) },
                 uniquingKeysWith: { first, _ in first }
             )),
         ])

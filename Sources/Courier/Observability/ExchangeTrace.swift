@@ -28,9 +28,9 @@ final class ExchangeTrace: Sendable {
         }
     }
 
-    /// Starts the span of a request going on the wire (ending the previous one) and injects its context into
-    /// `headers` through the tracer.
-    func attemptStarting(_ request: URLRequest, url: URL, headers: inout [(name: String, value: String)]) {
+    /// Starts the span of a request going on the wire (ending the previous one) and injects its context into the
+    /// request's header fields through the tracer.
+    func attemptStarting(_ request: inout URLRequest, url: URL) {
         let method = request.httpMethod ?? "GET"
         let attempt = tracer.startSpan(method, context: span.context, ofKind: .client)
         let (previous, resends) = attempts.withLock { attempts in
@@ -45,7 +45,7 @@ final class ExchangeTrace: Sendable {
             Self.describe(url, method: method, into: &attributes)
             if resends > 0 { attributes["http.request.resend_count"] = resends }
         }
-        tracer.inject(attempt.context, into: &headers, using: HeaderFieldInjector())
+        tracer.inject(attempt.context, into: &request, using: HeaderFieldInjector())
     }
 
     /// The wire request's head arrived.
@@ -122,10 +122,9 @@ final class ExchangeTrace: Sendable {
 }
 
 /// Writes a tracer's propagation fields (`traceparent`…) into a request's header fields, replacing a field of the
-/// same name so a request never carries two contexts.
+/// same name (whatever its case) so a request never carries two contexts.
 struct HeaderFieldInjector: Injector {
-    func inject(_ value: String, forKey key: String, into carrier: inout [(name: String, value: String)]) {
-        carrier.removeAll { $0.name.caseInsensitiveCompare(key) == .orderedSame }
-        carrier.append((name: key, value: value))
+    func inject(_ value: String, forKey key: String, into carrier: inout URLRequest) {
+        carrier.setValue(value, forHTTPHeaderField: key)
     }
 }

@@ -6,20 +6,20 @@ import FoundationNetworking
 /// The chain of stages one exchange runs its request through, in a fixed order (OkHttp's interceptor chain):
 ///
 /// 1. the caller's stages (``ExchangeConfiguration/stages``), in the order given: they see the request first and
-///    the final response last; then `InterceptionStage` (the request interceptors: adapters before each attempt,
-///    retries; left out when there are none);
+///    the final response last; then `DefaultHeadersStage` (every header field Courier adds that the caller did not
+///    set: the additional headers, `User-Agent`, `Accept-Encoding`, `Content-Length`); then `InterceptionStage` (the
+///    request interceptors: adapters before each attempt, retries; left out when there are none);
 /// 2. the follow-ups, each of which may send another request for the response it gets:
 ///    `ResumptionRestartStage` (a resumed download, once for the whole chain), `RedirectStage`, then
 ///    `AuthenticationStage` (once per hop, so a challenge after a redirect is answered for the new hop; left out
 ///    when the exchange has no credential, credential store or challenge handler);
-/// 3. the bridge, once per request on the wire: `CookieStage`, then `ContentDecodingStage` (left out when
+/// 3. once per request on the wire: `CookieStage`, then `ContentDecodingStage` (left out when
 ///    ``ExchangeConfiguration/contentDecoding`` is `nil`);
 /// 4. the cache: `CacheStage` (left out when ``ExchangeConfiguration/cache`` is `nil`), once per request on the
 ///    wire, so a redirect hop can be answered from the cache too;
-/// 5. the transport: an exchange ends its pipeline with `TransportStage`, which sends exactly what reaches it (and
-///    adds the trace context's headers when the exchange is traced).
-///
-/// A stage added later (observability) takes its place in this list without touching the others.
+/// 5. observability: `ObservationStage` (a span and a trace-level log line per request on the wire, the trace
+///    context in its headers; left out when nothing traces or logs at `trace`);
+/// 6. the transport: an exchange ends its pipeline with `TransportStage`, which sends exactly what reaches it.
 public struct ExchangePipeline: Sendable {
     /// The stages in order, outermost first.
     public let stages: [any ExchangeStage]
@@ -34,9 +34,13 @@ public struct ExchangePipeline: Sendable {
         self.transport = transport
     }
 
-    /// The standard stages for `configuration`, in the documented order.
-    static func standardStages(for configuration: ExchangeConfiguration) -> [any ExchangeStage] {
+    /// The standard stages for `configuration`, in the documented order; `observation` is the running exchange's
+    /// (``ExchangeObservation/current``), when something watches it.
+    static func standardStages(
+        for configuration: ExchangeConfiguration, observation: ExchangeObservation? = nil
+    ) -> [any ExchangeStage] {
         var stages = configuration.stages
+        stages.append(DefaultHeadersStage(settings: configuration.settings))
         if !configuration.interceptors.isEmpty {
             stages.append(InterceptionStage(
                 interceptors: configuration.interceptors, newBodyStream: configuration.newBodyStream, willRetry: configuration.willRetry
@@ -59,6 +63,7 @@ public struct ExchangePipeline: Sendable {
         if let jar = configuration.cookieJar { stages.append(CookieStage(jar: jar)) }
         if let decoding = configuration.contentDecoding { stages.append(ContentDecodingStage(decoding: decoding)) }
         if let cache = configuration.cache { stages.append(CacheStage(cache: cache, willStore: configuration.willCacheResponse)) }
+        if let observing = ObservationStage(observation) { stages.append(observing) }
         return stages
     }
 

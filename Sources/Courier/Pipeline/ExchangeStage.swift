@@ -11,8 +11,8 @@ import FoundationNetworking
 /// cancellation reach it.
 ///
 /// The order is fixed (see ``ExchangePipeline``): the caller's stages (``ExchangeConfiguration/stages``), then the
-/// follow-ups (redirects, authentication challenges, restarting a resumed download that does not fit), then the
-/// bridge (cookies, content decoding), then the cache, then the transport.
+/// default header fields, the interceptors, the follow-ups (restarting a resumed download that does not fit,
+/// redirects, authentication challenges), cookies and content decoding, the cache, observability, then the transport.
 ///
 /// ```swift
 /// struct RequestID: ExchangeStage {

@@ -43,8 +43,12 @@ public struct SessionConfiguration: Sendable {
         get { requestSettings.contentDecoding }
         set { requestSettings.contentDecoding = newValue }
     }
-    /// Headers added to every request that does not set them itself. Default: empty.
-    public var httpAdditionalHeaders: [String: String] = [:]
+    /// Headers added to every request that does not set them itself (``RequestSettings/additionalHeaders``; a
+    /// redirect to another origin drops an `Authorization` set here). Default: empty.
+    public var httpAdditionalHeaders: [String: String] {
+        get { requestSettings.additionalHeaders }
+        set { requestSettings.additionalHeaders = newValue }
+    }
     /// The most HTTP/1.1 connections to one host. Default 8. Used when the session makes its own
     /// transport (``transport`` is `nil`).
     public var httpMaximumConnectionsPerHost: Int {
@@ -184,17 +188,16 @@ public struct SessionConfiguration: Sendable {
         return settings
     }
 
-    /// `request` as the session sends it: the session's timeout and additional headers applied.
+    /// `request` as the session sends it: the session's timeout applied (its additional headers are the
+    /// pipeline's, `DefaultHeadersStage`).
     func prepared(_ request: URLRequest) -> URLRequest {
+        // A change copies the request's Foundation storage (shared with the task's original request): change only
+        // what differs.
+        guard request.timeoutInterval == URLRequest.defaultTimeoutInterval,
+              timeoutIntervalForRequest != request.timeoutInterval
+        else { return request }
         var request = request
-        // Each change copies the request's Foundation storage (shared with the task's original
-        // request): change only what differs.
-        if request.timeoutInterval == URLRequest.defaultTimeoutInterval, timeoutIntervalForRequest != request.timeoutInterval {
-            request.timeoutInterval = timeoutIntervalForRequest
-        }
-        for (name, value) in httpAdditionalHeaders where request.value(forHTTPHeaderField: name) == nil {
-            request.setValue(value, forHTTPHeaderField: name)
-        }
+        request.timeoutInterval = timeoutIntervalForRequest
         return request
     }
 }

@@ -17,9 +17,9 @@ protocol TransmissionRecorder: AnyObject, Sendable {
 
 /// The last stage of every exchange: one request on the wire, through the ``HTTPTransport``.
 ///
-/// It sends exactly what reaches it: the headers in one pass (plus the trace context's, when the exchange is
-/// traced), the body, and — for HTTPS with a challenge handler — a server-trust hook that asks the handler. It is not
-/// an ``ExchangeStage``, as it calls no `next`: ``ExchangePipeline`` ends with it.
+/// It sends exactly what reaches it: the headers in one pass, the body, and — for HTTPS with a challenge handler — a
+/// server-trust hook that asks the handler. It is not an ``ExchangeStage``, as it calls no `next`:
+/// ``ExchangePipeline`` ends with it.
 struct TransportStage: Sendable {
     let transport: any HTTPTransport
     let challengeHandler: (@Sendable (AuthenticationChallenge) async -> AuthenticationDisposition)?
@@ -34,11 +34,6 @@ struct TransportStage: Sendable {
         if let fields = urlRequest.allHTTPHeaderFields {
             headers.reserveCapacity(fields.count)
             for (name, value) in fields { headers.append((name: name, value: value)) }
-        }
-        let observation = ExchangeObservation.current
-        if let observation {
-            observation.trace?.attemptStarting(urlRequest, url: url, headers: &headers)
-            if let log = observation.log, log.tracesDecisions { log.sending(urlRequest, headers: headers) }
         }
         var transportRequest = TransportRequest(
             url: url,
@@ -58,14 +53,7 @@ struct TransportStage: Sendable {
                 )
             }
         }
-        let response: TransportResponse
-        do {
-            response = try await transport.send(transportRequest)
-        } catch {
-            observation?.trace?.attemptFailed(error)
-            throw error
-        }
-        observation?.trace?.attemptAnswered(statusCode: response.head.statusCode, httpVersion: response.httpVersion)
+        let response = try await transport.send(transportRequest)
         recorder.didReceive(response)
         return StageResponse(request: urlRequest, transportResponse: response)
     }

@@ -15,16 +15,22 @@ struct PipelineOrderTests {
         configuration.resumption = DownloadResumption(offset: 10, entityTag: "\"v1\"")
         configuration.credentialStore = CredentialStore()
         let names = ExchangePipeline.standardStages(for: configuration).map { String(describing: type(of: $0)) }
-        #expect(names == ["ProbeStage", "ResumptionRestartStage", "RedirectStage", "AuthenticationStage", "CookieStage", "ContentDecodingStage"])
+        #expect(names == [
+            "ProbeStage", "DefaultHeadersStage", "ResumptionRestartStage", "RedirectStage", "AuthenticationStage",
+            "CookieStage", "ContentDecodingStage",
+        ])
 
         var bare = ExchangeConfiguration(transport: StubTransport(StubResponse()))
         bare.followsRedirects = false
         bare.resumption = DownloadResumption(offset: 10)  // no validator: nothing to continue
         bare.contentDecoding = nil
         bare.challengeHandler = { _ in .performDefaultHandling }
-        #expect(ExchangePipeline.standardStages(for: bare).map { String(describing: type(of: $0)) } == ["AuthenticationStage"])
+        #expect(ExchangePipeline.standardStages(for: bare).map { String(describing: type(of: $0)) } == ["DefaultHeadersStage", "AuthenticationStage"])
         bare.challengeHandler = nil
-        #expect(ExchangePipeline.standardStages(for: bare).isEmpty, "nothing to answer a challenge with: no stage")
+        #expect(
+            ExchangePipeline.standardStages(for: bare).map { String(describing: type(of: $0)) } == ["DefaultHeadersStage"],
+            "nothing to answer a challenge with: no stage"
+        )
     }
 
     @Test func aStageSeesTheRequestAfterTheStagesBeforeItAndTheResponseBeforeThem() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The header values every ``HTTPRequestSerializer`` starts with.
+/// The header values every ``HTTPRequestSerializer`` starts with, and the `User-Agent` `DefaultHeadersStage` gives
+/// a request that has none.
 enum DefaultRequestHeaders {
     /// `Accept-Language` for the given preferred languages: the first at `q=1`, each next one
     /// 0.1 lower, stopping after `q=0.5` (at most six languages), joined by `, `.
@@ -35,12 +36,12 @@ enum DefaultRequestHeaders {
         return asciiOnly("\(executable)/\(version) (\(operatingSystem))")
     }
 
-    /// The user agent for this process.
-    static var processUserAgent: String {
+    /// The user agent for this process (worked out once: the bundle, the process name and the system do not change).
+    static let processUserAgent: String = {
         userAgent(bundleInfo: Bundle.main.infoDictionary,
                   processName: ProcessInfo.processInfo.processName,
                   operatingSystem: operatingSystemDescription)
-    }
+    }()
 
     /// `Linux 6.8.0`, `macOS 15.1.0`, ...
     static var operatingSystemDescription: String {
