@@ -7,8 +7,8 @@ import FoundationNetworking
 /// carries on the wire is decided here and nowhere else above the transport:
 ///
 /// - the session's additional headers (``RequestSettings/additionalHeaders``, `httpAdditionalHeaders`);
-/// - `User-Agent`: Courier's default (`Executable/Version (OS version)`, as ``HTTPRequestSerializer`` sends), as
-///   URLSession gives every request one;
+/// - `User-Agent`: ``RequestSettings/userAgent`` (by default the one ``HTTPRequestSerializer`` sends), as URLSession
+///   gives every request one;
 /// - `Accept-Encoding`, when ``RequestSettings/contentDecoding`` is on: `gzip, deflate`, or `identity` for a range
 ///   request (see `ContentDecoding.acceptEncoding(forRange:)`);
 /// - `Content-Length` for a body of known length (the engine frames the body by that length; the header makes the
@@ -23,28 +23,26 @@ import FoundationNetworking
 struct DefaultHeadersStage: ExchangeStage {
     /// Fields every request gets unless it sets them.
     let additionalHeaders: [String: String]
+    /// The `User-Agent` of a request without one, or `nil` for none.
+    let userAgent: String?
     /// Whether `Accept-Encoding` is added.
     let asksForCompression: Bool
 
     init(settings: RequestSettings) {
         additionalHeaders = settings.additionalHeaders
+        userAgent = settings.userAgent
         asksForCompression = settings.contentDecoding != nil
     }
 
+    /// Adds the default fields the request lacks. Each `setValue` after the first changes the request's own
+    /// storage: only the first copies it.
     func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         var request = request
-        Self.addDefaults(to: &request, additionalHeaders: additionalHeaders, asksForCompression: asksForCompression)
-        return try await next(request)
-    }
-
-    /// Adds the default fields `request` lacks. Each `setValue` after the first changes the request's own storage:
-    /// only the first copies it.
-    static func addDefaults(to request: inout StageRequest, additionalHeaders: [String: String], asksForCompression: Bool) {
         for (name, value) in additionalHeaders where request.urlRequest.value(forHTTPHeaderField: name) == nil {
             request.urlRequest.setValue(value, forHTTPHeaderField: name)
         }
-        if request.urlRequest.value(forHTTPHeaderField: "User-Agent") == nil {
-            request.urlRequest.setValue(DefaultRequestHeaders.processUserAgent, forHTTPHeaderField: "User-Agent")
+        if let userAgent, request.urlRequest.value(forHTTPHeaderField: "User-Agent") == nil {
+            request.urlRequest.setValue(userAgent, forHTTPHeaderField: "User-Agent")
         }
         if asksForCompression, request.urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
             let isRange = request.urlRequest.value(forHTTPHeaderField: "Range") != nil
@@ -55,5 +53,6 @@ struct DefaultHeadersStage: ExchangeStage {
            request.urlRequest.value(forHTTPHeaderField: "Transfer-Encoding") == nil {
             request.urlRequest.setValue(String(length), forHTTPHeaderField: "Content-Length")
         }
+        return try await next(request)
     }
 }

@@ -56,6 +56,10 @@ public struct RequestSettings: Sendable {
     /// `DefaultHeadersStage` before the interceptors and the follow-ups: a redirect to another origin drops an
     /// `Authorization` set here as it drops the request's own. Default: none.
     public var additionalHeaders: [String: String] = [:]
+    /// The `User-Agent` a request is sent with when neither it nor ``additionalHeaders`` has one (URLSession gives
+    /// every request one too); `nil` sends none. Default: the one ``HTTPRequestSerializer`` sets,
+    /// `Executable/Version (OS version)`, e.g. `courier/0 (Linux 6.8.0)`.
+    public var userAgent: String? = DefaultRequestHeaders.processUserAgent
 
     /// Whether redirects are followed. Default `true`; `false` delivers the 3xx response (curl without `-L`).
     public var followsRedirects = true

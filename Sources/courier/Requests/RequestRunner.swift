@@ -60,6 +60,8 @@ struct RequestRunner {
         let cache = try options.kept.httpCache()
         let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
         var configuration = ExchangeConfiguration(transport: transport)
+        // The request has the serializer's User-Agent unless `-H 'User-Agent:'` removed it: then it goes without one.
+        if request.value(forHTTPHeaderField: "User-Agent") == nil { configuration.settings.userAgent = nil }
         configuration.cache = cache
         configuration.cookieJar = session?.jar ?? CookieJar()
         configuration.followsRedirects = options.follow

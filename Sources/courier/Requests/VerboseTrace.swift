@@ -21,7 +21,7 @@ struct VerboseTrace {
                 lines.append("<")
                 continue
             }
-            lines += Self.requestHead(transaction.request).map { "> " + $0 }
+            lines += Self.requestHead(transaction.request, version: transaction.httpVersion).map { "> " + $0 }
             lines.append(">")
             if transaction.staleConnectionRetries > 0 {
                 lines.append("* the reused connection was closed before any answer; sent again on a new connection")
@@ -69,12 +69,13 @@ struct VerboseTrace {
         return lines
     }
 
-    /// The request line, `Host` and the header fields sorted by name.
-    static func requestHead(_ request: URLRequest) -> [String] {
+    /// The request line, `Host` and the header fields sorted by name; `version` is the protocol the request went
+    /// over (the answer's: `HTTP/2.0` over h2), `HTTP/1.1` when not known (before sending, or with no answer).
+    static func requestHead(_ request: URLRequest, version: String? = nil) -> [String] {
         guard let url = request.url else { return [] }
         var target = url.path.isEmpty ? "/" : url.path
         if let query = url.query { target += "?" + query }
-        var lines = ["\(request.httpMethod ?? "GET") \(target) HTTP/1.1"]
+        var lines = ["\(request.httpMethod ?? "GET") \(target) \(version ?? "HTTP/1.1")"]
         lines.append("Host: \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")")
         for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
             lines.append("\(name): \(value)")

@@ -213,6 +213,9 @@ struct CLIRequestTests {
         let trace = outcome.standardError
         #expect(trace.contains("> GET /redirect/2?x=1 HTTP/1.1\n"))
         #expect(trace.contains("> X-Trace: v1\n"))
+        // The fields Courier adds are shown as sent.
+        #expect(trace.contains("> Accept-Encoding: gzip, deflate\n"), "\(trace)")
+        #expect(trace.contains("> User-Agent: courier/"), "\(trace)")
         #expect(trace.contains("< HTTP/1.1 302 Found\n"))
         #expect(trace.contains("< Location: /relative-redirect/1\n"))
         #expect(trace.contains("* redirect 1: 302 to http://127.0.0.1:"))
