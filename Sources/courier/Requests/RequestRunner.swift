@@ -86,6 +86,16 @@ struct RequestRunner {
             }
         }
 
+        // `get -o FILE` on a terminal shows the bar `download` shows (an upload's own bar, when there is one, comes
+        // first: two redrawn lines would overwrite each other).
+        let download = output != nil && upload == nil && ProgressDisplay.Style.standardErrorIsTerminal
+            ? ProgressDisplay(style: .redrawn) : nil
+        if let download {
+            configuration.downloadProgress = { progress in
+                download.update(completed: progress.totalBytes, total: progress.totalBytesExpected < 0 ? nil : progress.totalBytesExpected)
+            }
+        }
+
         // A retry whose wait would pass --max-time fails at once rather than wait (the deadline below stops the rest).
         configuration.deadline = try options.maxTime.map { ContinuousClock.now.advanced(by: .seconds($0)) }
         let exchange = Exchange(request: request, configuration: configuration)
@@ -99,7 +109,9 @@ struct RequestRunner {
         } catch {
             outcome = .failure(error)
         }
-        if case .success = outcome { upload?.finish() } else { upload?.abandon() }
+        for display in [upload, download].compactMap({ $0 }) {
+            if case .success = outcome { display.finish() } else { display.abandon() }
+        }
         defer {
             if options.verbose {
                 StandardStreams.writeError(VerboseTrace(metrics: exchange.metrics).lines.map { $0 + "\n" }.joined())

@@ -29,6 +29,10 @@ final class ProgressDisplay: Sendable {
         static var automatic: Style {
             isatty(STDOUT_FILENO) != 0 && isatty(STDERR_FILENO) != 0 ? .redrawn : .lines
         }
+
+        /// Whether standard error is a terminal: a request command writing its body to a file (`get -o`) shows the
+        /// redrawn bar there, and nothing in a script or a log (as curl's `-s` would be expected there).
+        static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
     }
 
     private struct State {

@@ -72,4 +72,23 @@ struct CLITerminalProgressTests {
         #expect(output.range(of: #"in 0:0\d\r\n"#, options: .regularExpression) != nil, "\(output.debugDescription)")
         #expect(output.contains("saved \(file.path) (300000 bytes"))
     }
+
+    /// `get -o FILE` shows the bar `download` shows, and only on a terminal (a pipe's standard error stays as it was).
+    @Test func getToAFileShowsTheSameBar() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-tty-get-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let url = try await Fixtures.url("/download/300000?seed=19&rate=300000").absoluteString
+        let (output, status) = try Self.runOnTerminal(["get", url, "-o", file.path])
+        #expect(status == 0, "\(output)")
+        #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 300_000, seed: 19).sha256Hex)
+        let redraws = output.components(separatedBy: "\r\u{1B}[K[").count - 1
+        #expect(redraws >= 3, "\(output.debugDescription)")
+        #expect(output.contains("\r\u{1B}[K293 KiB  100%  "), "\(output.debugDescription)")
+        #expect(output.contains("courier: wrote 300000 bytes to \(file.path)"))
+
+        let piped = try await CLIRequestTests.courier(["get", url, "-o", file.path + ".piped"])
+        defer { try? FileManager.default.removeItem(atPath: file.path + ".piped") }
+        #expect(piped.status == 0)
+        #expect(piped.standardError == "courier: wrote 300000 bytes to \(file.path).piped\n", "no progress in a pipe")
+    }
 }
