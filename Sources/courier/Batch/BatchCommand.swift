@@ -49,6 +49,9 @@ struct BatchCommand: AsyncParsableCommand {
     var force = false
 
     @OptionGroup
+    var redirects: RedirectOptions
+
+    @OptionGroup
     var kept: SessionOptions
 
     @OptionGroup
@@ -57,6 +60,7 @@ struct BatchCommand: AsyncParsableCommand {
     func run() async throws {
         let concurrency = try NumericOption.concurrency.count(concurrencyGiven)
         let timeout = try NumericOption.timeout.seconds(timeoutGiven)
+        _ = try redirects.maxRedirects
         try common.check()
         try kept.check()
         let text: String
@@ -106,6 +110,8 @@ struct BatchCommand: AsyncParsableCommand {
         )
         run.cookieJar = session?.jar
         run.cache = try kept.httpCache()
+        run.followsRedirects = redirects.follow
+        run.maximumRedirects = try redirects.maxRedirects
         run.replacesFiles = force
         let (results, signal) = await run.run()
         try? await transport.shutdown()
@@ -164,6 +170,10 @@ struct BatchRun {
     var cache: HTTPCache?
     /// `--force`: a file of an output's name is replaced. Default `false`: it is kept, and the download saved beside it.
     var replacesFiles = false
+    /// `--follow` (default) or `--no-follow`.
+    var followsRedirects = true
+    /// `--max-redirects` (default 16).
+    var maximumRedirects = 16
 
     /// Gives the verified `partial` file its final name `output`, replacing what is there (rename(2): one step, so a
     /// reader sees the old file or the new one whole).
@@ -209,6 +219,8 @@ struct BatchRun {
         manager.responseSerializer = HTTPResponseSerializer()
         manager.completionQueue = DispatchQueue(label: "courier.batch.completion")
         manager.operationQueue.maxConcurrentOperationCount = concurrency
+        manager.requestSettings.followsRedirects = followsRedirects
+        manager.requestSettings.maximumRedirects = maximumRedirects
 
         let display = ProgressDisplay()
         let bytes = Atomic<Int64>(0)

@@ -47,6 +47,9 @@ struct DownloadCommand: AsyncParsableCommand {
     var maxTimeGiven: OptionNumber?
 
     @OptionGroup
+    var redirects: RedirectOptions
+
+    @OptionGroup
     var kept: SessionOptions
 
     @OptionGroup
@@ -55,6 +58,7 @@ struct DownloadCommand: AsyncParsableCommand {
     func run() async throws {
         let timeout = try NumericOption.timeout.seconds(timeoutGiven)
         let maxTime = try maxTimeGiven.map(NumericOption.maxTime.seconds)
+        _ = try redirects.maxRedirects
         try common.check()
         try kept.check()
         let url = try DownloadCommand.httpURL(url)
@@ -106,6 +110,8 @@ struct DownloadCommand: AsyncParsableCommand {
         var transfer = DownloadTransfer(files: files, timeout: timeout, transport: transport, credential: try common.challengeCredential())
         if output == nil, !resume { transfer.serverNamed = ServerNamedTarget(urlNamed: files.output, replacesFiles: force) }
         transfer.maxTime = maxTime
+        transfer.followsRedirects = redirects.follow
+        transfer.maximumRedirects = try redirects.maxRedirects
         transfer.retry = try common.retry
         transfer.cookieJar = session?.jar
         transfer.sessionHeaders = confinement

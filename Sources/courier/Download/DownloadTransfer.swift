@@ -50,6 +50,10 @@ struct DownloadTransfer {
     /// `--cache`'s HTTP cache: a fresh stored response is saved without a request, a stale one revalidated. `nil`
     /// for none.
     var cache: HTTPCache?
+    /// `--follow` (default) or `--no-follow`.
+    var followsRedirects = true
+    /// `--max-redirects` (default 16).
+    var maximumRedirects = 16
 
     /// Runs the download: `resume` continues an interrupted one, otherwise `request` starts afresh.
     func run(request: URLRequest, resume: DownloadResumeData?) async throws -> Outcome {
@@ -58,6 +62,8 @@ struct DownloadTransfer {
         configuration.transport = transport
         if let cookieJar { configuration.httpCookieStorage = cookieJar }
         configuration.urlCache = cache
+        configuration.requestSettings.followsRedirects = followsRedirects
+        configuration.requestSettings.maximumRedirects = maximumRedirects
         if retry > 0 { configuration.interceptors = [RetryPolicy(retryLimit: retry, budget: nil)] }
         let manager = URLSessionManager(configuration: configuration)
         manager.completionQueue = DispatchQueue(label: "courier.download.completion")

@@ -15,11 +15,8 @@ struct RequestOptions: ParsableArguments {
     @Argument(help: "Request items: name==value, Header:value, name=value, name:=json, name@file (upload), name=@file (a field from a file), name:=@file.json (raw JSON from a file).")
     var items: [String] = []
 
-    @Flag(inversion: .prefixedNo, help: "Follow redirects (default), or deliver the redirect response itself.")
-    var follow = true
-
-    @Option(name: .customLong("max-redirects"), parsing: .unconditional, help: ArgumentHelp("The most redirects followed before failing (0 to 1000).", valueName: "n"))
-    var maxRedirectsGiven: OptionNumber = 16
+    @OptionGroup
+    var redirects: RedirectOptions
 
     @Option(name: .customLong("timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds without any byte moving before the request fails (0.001 to a year).", valueName: "seconds"))
     var timeoutGiven: OptionNumber = 30
@@ -54,11 +51,6 @@ struct RequestOptions: ParsableArguments {
     @OptionGroup(title: "Output")
     var display: DisplayOptions
 
-    /// `--max-redirects` (default 16), bounded by ``NumericOption/maxRedirects``.
-    var maxRedirects: Int {
-        get throws(CLIFailure) { try NumericOption.maxRedirects.count(maxRedirectsGiven) }
-    }
-
     /// `--timeout` in seconds (default 30), bounded by ``NumericOption/timeout``.
     var timeout: Double {
         get throws(CLIFailure) { try NumericOption.timeout.seconds(timeoutGiven) }
@@ -76,7 +68,7 @@ struct RequestOptions: ParsableArguments {
     /// through ``NumericOption``, then the session's (the command checks its ``CommonRequestOptions`` after these).
     /// - Throws: ``CLIFailure`` (usage).
     func check() throws {
-        _ = try maxRedirects
+        _ = try redirects.maxRedirects
         _ = try timeout
         _ = try maxTime
         try kept.check()

@@ -44,8 +44,8 @@ struct RequestRunner {
         if options.printCurl {
             var curl = CURLCommandOptions()
             curl.credential = credential?.credential
-            curl.followsRedirects = options.follow
-            curl.maximumRedirects = try options.follow ? options.maxRedirects : nil
+            curl.followsRedirects = options.redirects.follow
+            curl.maximumRedirects = try options.redirects.follow ? options.redirects.maxRedirects : nil
             curl.outputFile = output
             try given.tls.apply(to: &curl)
             curl.proxy = given.network.proxy
@@ -64,9 +64,8 @@ struct RequestRunner {
         if request.value(forHTTPHeaderField: "User-Agent") == nil { configuration.settings.userAgent = nil }
         configuration.cache = cache
         configuration.cookieJar = session?.jar ?? CookieJar()
-        configuration.followsRedirects = options.follow
+        try options.redirects.apply(to: &configuration.settings)
         if !confinement.isEmpty { configuration.redirectHandler = { proposed, _ in confinement.confined(proposed) } }
-        configuration.maximumRedirects = try options.maxRedirects
         if let credential {
             configuration.challengeHandler = { challenge in credential.answer(challenge, originalURL: request.url) }
         }

@@ -69,6 +69,27 @@ struct CLIBatchTests {
         #expect(outcome.standardError.contains("5/5 files"), "\(outcome.standardError)")
     }
 
+    /// `--no-follow` delivers a redirect as the entry's answer: that entry fails, the others are saved.
+    @Test func noFollowMakesARedirectedEntryFail() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = """
+        \(try await Self.url("/bytes/20000?seed=42"))\tdirect.bin
+        \(try await Self.url("/redirect/1"))\tredirected.bin
+        """
+        let listFile = folder.appendingPathComponent("list.txt")
+        try list.write(to: listFile, atomically: true, encoding: .utf8)
+        let stopped = try await ChildProcess.run("courier", ["batch", listFile.path, "--no-follow", "--output-dir", folder.path])
+        #expect(stopped.status == 6, "\(stopped.standardError)\n\(stopped.standardOutput)")
+        #expect(stopped.standardOutput.contains("FAIL  302  "), "\(stopped.standardOutput)")
+        #expect(try sha256Hex(ofFile: folder.appendingPathComponent("direct.bin")) == TestPayload.bytes(count: 20_000, seed: 42).sha256Hex)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("redirected.bin").path))
+
+        let followed = try await ChildProcess.run("courier", ["batch", listFile.path, "--output-dir", folder.path])
+        #expect(followed.status == 0, "\(followed.standardError)\n\(followed.standardOutput)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("redirected.bin").path))
+    }
+
     @Test func aFailedDownloadMakesTheBatchFailAndShowsInTheSummary() async throws {
         let folder = try Self.directory()
         defer { try? FileManager.default.removeItem(at: folder) }

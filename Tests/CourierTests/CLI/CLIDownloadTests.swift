@@ -40,6 +40,29 @@ struct CLIDownloadTests {
         #expect(!Self.exists(folder.appendingPathComponent("blob.bin.courier-resume")))
     }
 
+    /// `--follow` (the default), `--no-follow` and `--max-redirects`, as the request commands take them.
+    @Test func redirectsAreFollowedUnlessToldOtherwise() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = "/download/20000?seed=41".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let redirecting = try await Self.url("/redirect-to?url=\(target)&status_code=302")
+        let followed = folder.appendingPathComponent("followed.bin")
+        let outcome = try await ChildProcess.run("courier", ["download", redirecting, "-o", followed.path])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(try sha256Hex(ofFile: followed) == TestPayload.bytes(count: 20_000, seed: 41).sha256Hex)
+
+        let stopped = folder.appendingPathComponent("stopped.bin")
+        let refused = try await ChildProcess.run("courier", ["download", "--no-follow", redirecting, "-o", stopped.path])
+        #expect(refused.status != 0)
+        #expect(refused.standardError.contains("302"), "\(refused.standardError)")
+        #expect(!Self.exists(stopped), "a redirect's body is not the file")
+
+        let chain = try await ChildProcess.run("courier", ["download", "--max-redirects", "1", try await Self.url("/redirect/3"), "-o", stopped.path])
+        #expect(chain.status != 0)
+        #expect(chain.standardError.lowercased().contains("redirect"), "\(chain.standardError)")
+        #expect(!Self.exists(stopped))
+    }
+
     @Test func aLargeDownloadStreamsToDiskWithSmallMemory() async throws {
         let folder = try Self.directory()
         defer { try? FileManager.default.removeItem(at: folder) }
