@@ -68,8 +68,12 @@ public struct SessionTaskMetrics: Sendable {
     public let countOfBytesReceived: Int64
     /// Every request sent, in order (redirects and authentication retries included).
     public let transactionMetrics: [Transaction]
+    /// The exchange's own record these metrics were made from (``Exchange/metrics``): each request as it went on the
+    /// wire, its head, the protocol version and whether the cache answered. Courier's addition.
+    public let exchangeMetrics: ExchangeMetrics
 
     init(exchange: ExchangeMetrics, resumedAt: Date, bytesSent: Int64, bytesReceived: Int64) {
+        exchangeMetrics = exchange
         let end = exchange.end ?? Date()
         taskInterval = DateInterval(start: resumedAt, end: max(end, resumedAt))
         queueingDuration = max(0, (exchange.transactions.first?.requestStart ?? exchange.fetchStart).timeIntervalSince(resumedAt))

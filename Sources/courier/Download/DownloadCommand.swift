@@ -46,6 +46,9 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-time"), parsing: .unconditional, help: ArgumentHelp("Seconds the whole download may take before it is stopped, its bytes kept for --continue (curl's --max-time; 0.001 to a year). Default: no limit.", valueName: "seconds"))
     var maxTimeGiven: OptionNumber?
 
+    @Flag(name: .shortAndLong, help: "Show each request sent and each response head on stderr (the redirects and challenges between them, and timings), as the request commands' -v does.")
+    var verbose = false
+
     @OptionGroup
     var redirects: RedirectOptions
 
@@ -110,6 +113,7 @@ struct DownloadCommand: AsyncParsableCommand {
         var transfer = DownloadTransfer(files: files, timeout: timeout, transport: transport, credential: try common.challengeCredential())
         if output == nil, !resume { transfer.serverNamed = ServerNamedTarget(urlNamed: files.output, replacesFiles: force) }
         transfer.maxTime = maxTime
+        transfer.verbose = verbose
         transfer.followsRedirects = redirects.follow
         transfer.maximumRedirects = try redirects.maxRedirects
         transfer.retry = try common.retry

@@ -50,6 +50,8 @@ struct DownloadTransfer {
     /// `--cache`'s HTTP cache: a fresh stored response is saved without a request, a stale one revalidated. `nil`
     /// for none.
     var cache: HTTPCache?
+    /// `-v`: the requests and responses of the download, as the request commands show them, on standard error.
+    var verbose = false
     /// `--follow` (default) or `--no-follow`.
     var followsRedirects = true
     /// `--max-redirects` (default 16).
@@ -82,6 +84,11 @@ struct DownloadTransfer {
         manager.setTaskWillRetryBlock { _, _, event in display.printLine(CommonRequestOptions.retryLine(event, limit: limit)) }
         manager.setDownloadTaskDidWriteDataBlock { _, _, _, written, expected in
             display.update(completed: written, total: expected < 0 ? nil : expected)
+        }
+        if verbose {
+            manager.setTaskDidFinishCollectingMetricsBlock { _, _, metrics in
+                display.printLine(VerboseTrace(metrics: metrics.exchangeMetrics).lines.joined(separator: "\n"))
+            }
         }
         let files = self.files
         manager.setDownloadTaskDidResumeBlock { _, task, offset, _ in

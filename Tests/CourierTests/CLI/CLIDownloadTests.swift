@@ -47,8 +47,14 @@ struct CLIDownloadTests {
         let target = "/download/20000?seed=41".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let redirecting = try await Self.url("/redirect-to?url=\(target)&status_code=302")
         let followed = folder.appendingPathComponent("followed.bin")
-        let outcome = try await ChildProcess.run("courier", ["download", redirecting, "-o", followed.path])
+        let outcome = try await ChildProcess.run("courier", ["download", "-v", redirecting, "-o", followed.path])
         #expect(outcome.status == 0, "\(outcome.standardError)")
+        // -v shows both hops as the request commands do.
+        #expect(outcome.standardError.contains("> GET /redirect-to?"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("< HTTP/1.1 302 "), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("* redirect 1: 302 to http://127.0.0.1:"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("> GET /download/20000?seed=41 HTTP/1.1\n"), "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("* total "), "\(outcome.standardError)")
         #expect(try sha256Hex(ofFile: followed) == TestPayload.bytes(count: 20_000, seed: 41).sha256Hex)
 
         let stopped = folder.appendingPathComponent("stopped.bin")
