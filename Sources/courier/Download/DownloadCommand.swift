@@ -31,6 +31,9 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(name: [.customShort("o"), .customLong("output")], help: "The file to write (default: the name the server gives in Content-Disposition, else the URL's last path component, in the current directory).")
     var output: String?
 
+    @Option(name: .customLong("output-dir"), help: "The directory the file goes to, created when missing (as batch's): a relative -o, and the name the response or the URL gives, are taken from there. Default: the current directory.")
+    var outputDirectory: String?
+
     @Flag(help: "Replace an existing file of the name chosen without -o (by default it is never overwritten: the download is saved as NAME-1.EXT, NAME-2.EXT…).")
     var force = false
 
@@ -66,7 +69,15 @@ struct DownloadCommand: AsyncParsableCommand {
         try kept.check()
         let url = try DownloadCommand.httpURL(url)
         let checksum = try checksumGiven.map(ExpectedChecksum.init(parsing:))
-        let files = DownloadFiles(output: output, url: url)
+        let directory = outputDirectory.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
+        if let directory {
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw CLIFailure.usage("cannot create the directory \(directory.path): \(error.localizedDescription)")
+            }
+        }
+        let files = DownloadFiles(output: output, url: url, directory: directory)
         var isDirectory: ObjCBool = false
         let folder = files.output.deletingLastPathComponent()
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {

@@ -20,11 +20,12 @@ struct DownloadFiles {
     /// The resume data of an interrupted download.
     let resumeData: URL
 
-    /// The files for `output`, or when `nil` for the last path segment of `url` made safe (``SafeFileName``) in the
-    /// current directory.
-    init(output: String?, url: URL) {
+    /// The files for `output`, or when `nil` for the last path segment of `url` made safe (``SafeFileName``); a
+    /// relative path is taken from `directory` (`--output-dir`), or from the current directory when it is `nil`.
+    init(output: String?, url: URL, directory: URL? = nil) {
         let path = output.flatMap { $0.isEmpty ? nil : $0 } ?? SafeFileName.forURL(url)
-        self.output = URL(fileURLWithPath: path).standardizedFileURL
+        // An absolute -o ignores the directory; a relative one (or the URL's name) goes in it.
+        self.output = URL(fileURLWithPath: path, relativeTo: directory).absoluteURL.standardizedFileURL
         partial = URL(fileURLWithPath: self.output.path + ".part")
         resumeData = URL(fileURLWithPath: self.output.path + ".courier-resume")
     }

@@ -69,6 +69,29 @@ struct CLIDownloadTests {
         #expect(!Self.exists(stopped))
     }
 
+    /// `--output-dir` (created when missing) holds the URL-named file and a relative `-o`; an absolute `-o` ignores it.
+    @Test func outputDirHoldsTheFile() async throws {
+        let folder = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let nested = folder.appendingPathComponent("new/sub")
+        let named = try await ChildProcess.run("courier", ["download", "--output-dir", nested.path, try await Self.url("/download/5000?seed=43")])
+        #expect(named.status == 0, "\(named.standardError)")
+        let saved = try FileManager.default.contentsOfDirectory(atPath: nested.path).filter { !$0.hasPrefix(".") }
+        #expect(saved.count == 1, "\(saved)")
+        let file = nested.appendingPathComponent(try #require(saved.first))
+        #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 5000, seed: 43).sha256Hex)
+
+        let relative = try await ChildProcess.run("courier", ["download", "--output-dir", nested.path, "-o", "chosen.bin", try await Self.url("/download/5000?seed=44")])
+        #expect(relative.status == 0, "\(relative.standardError)")
+        #expect(try sha256Hex(ofFile: nested.appendingPathComponent("chosen.bin")) == TestPayload.bytes(count: 5000, seed: 44).sha256Hex)
+
+        let absolute = folder.appendingPathComponent("absolute.bin")
+        let outside = try await ChildProcess.run("courier", ["download", "--output-dir", nested.path, "-o", absolute.path, try await Self.url("/download/5000?seed=45")])
+        #expect(outside.status == 0, "\(outside.standardError)")
+        #expect(Self.exists(absolute))
+        #expect(!Self.exists(nested.appendingPathComponent("absolute.bin")))
+    }
+
     @Test func aLargeDownloadStreamsToDiskWithSmallMemory() async throws {
         let folder = try Self.directory()
         defer { try? FileManager.default.removeItem(at: folder) }
