@@ -53,6 +53,17 @@ struct CLITerminalProgressTests {
         return unsafeBitCast(pointer, to: type)
     }
 
+    /// `output` is one line redrawn in place: several redraws (carriage return, erase line, a bar and the figures),
+    /// running lines never ended by a new line, and the final figures last, ended by one (the terminal shows "\r\n").
+    static func expectRedrawnBar(_ output: String, finalFigures: String) {
+        let redraws = output.components(separatedBy: "\r\u{1B}[K[").count - 1
+        #expect(redraws >= 3, "\(output.debugDescription)")
+        #expect(output.contains("ETA "))
+        #expect(!output.contains("ETA --:--\r\n"), "a running line is never ended with a new line")
+        #expect(output.contains("\r\u{1B}[K" + finalFigures), "\(output.debugDescription)")
+        #expect(output.range(of: #"in 0:0\d\r\n"#, options: .regularExpression) != nil, "\(output.debugDescription)")
+    }
+
     @Test func progressIsOneRedrawnLineWithABar() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-tty-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -62,14 +73,7 @@ struct CLITerminalProgressTests {
         let (output, status) = try Self.runOnTerminal(["download", url, "-o", file.path])
         #expect(status == 0, "\(output)")
         #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 300_000, seed: 18).sha256Hex)
-        // Several redraws: carriage return, erase line, then a bar and the figures.
-        let redraws = output.components(separatedBy: "\r\u{1B}[K[").count - 1
-        #expect(redraws >= 3, "\(output.debugDescription)")
-        #expect(output.contains("ETA "))
-        #expect(!output.contains("ETA --:--\r\n"), "a running line is never ended with a new line")
-        // The last redraw is the final figures, ended by a new line (the terminal shows "\r\n").
-        #expect(output.contains("\r\u{1B}[K293 KiB  100%  "), "\(output.debugDescription)")
-        #expect(output.range(of: #"in 0:0\d\r\n"#, options: .regularExpression) != nil, "\(output.debugDescription)")
+        Self.expectRedrawnBar(output, finalFigures: "293 KiB  100%  ")
         #expect(output.contains("saved \(file.path) (300000 bytes"))
     }
 
@@ -81,9 +85,7 @@ struct CLITerminalProgressTests {
         let (output, status) = try Self.runOnTerminal(["get", url, "-o", file.path])
         #expect(status == 0, "\(output)")
         #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 300_000, seed: 19).sha256Hex)
-        let redraws = output.components(separatedBy: "\r\u{1B}[K[").count - 1
-        #expect(redraws >= 3, "\(output.debugDescription)")
-        #expect(output.contains("\r\u{1B}[K293 KiB  100%  "), "\(output.debugDescription)")
+        Self.expectRedrawnBar(output, finalFigures: "293 KiB  100%  ")
         #expect(output.contains("courier: wrote 300000 bytes to \(file.path)"))
 
         let piped = try await CLIRequestTests.courier(["get", url, "-o", file.path + ".piped"])
