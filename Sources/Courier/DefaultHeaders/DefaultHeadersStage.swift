@@ -34,25 +34,42 @@ struct DefaultHeadersStage: ExchangeStage {
         asksForCompression = settings.contentDecoding != nil
     }
 
-    /// Adds the default fields the request lacks. Each `setValue` after the first changes the request's own
-    /// storage: only the first copies it.
     func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
         var request = request
-        for (name, value) in additionalHeaders where request.urlRequest.value(forHTTPHeaderField: name) == nil {
-            request.urlRequest.setValue(value, forHTTPHeaderField: name)
-        }
-        if let userAgent, request.urlRequest.value(forHTTPHeaderField: "User-Agent") == nil {
-            request.urlRequest.setValue(userAgent, forHTTPHeaderField: "User-Agent")
-        }
-        if asksForCompression, request.urlRequest.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            let isRange = request.urlRequest.value(forHTTPHeaderField: "Range") != nil
-            request.urlRequest.setValue(ContentDecoding.acceptEncoding(forRange: isRange), forHTTPHeaderField: "Accept-Encoding")
-        }
-        if let length = request.body?.length,
-           request.urlRequest.value(forHTTPHeaderField: "Content-Length") == nil,
-           request.urlRequest.value(forHTTPHeaderField: "Transfer-Encoding") == nil {
-            request.urlRequest.setValue(String(length), forHTTPHeaderField: "Content-Length")
-        }
+        addDefaults(to: &request.urlRequest, bodyLength: request.body?.length)
         return try await next(request)
+    }
+
+    /// Adds the default fields `request` lacks; `bodyLength` is its body's, when known. Each `setValue` after the
+    /// first changes the request's own storage: only the first copies it.
+    func addDefaults(to request: inout URLRequest, bodyLength: Int64?) {
+        for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        if let userAgent, request.value(forHTTPHeaderField: "User-Agent") == nil {
+            request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+        }
+        if asksForCompression, request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            let isRange = request.value(forHTTPHeaderField: "Range") != nil
+            request.setValue(ContentDecoding.acceptEncoding(forRange: isRange), forHTTPHeaderField: "Accept-Encoding")
+        }
+        if let bodyLength,
+           request.value(forHTTPHeaderField: "Content-Length") == nil,
+           request.value(forHTTPHeaderField: "Transfer-Encoding") == nil {
+            request.setValue(String(bodyLength), forHTTPHeaderField: "Content-Length")
+        }
+    }
+}
+
+extension RequestSettings {
+    /// `request` with the header fields these settings make Courier add before it is sent (`DefaultHeadersStage`):
+    /// ``additionalHeaders``, ``userAgent``, `Accept-Encoding` when ``contentDecoding`` is on, and `Content-Length`
+    /// for an `httpBody`. For showing a request as it will go out without sending it (the command line's
+    /// `--offline`); the fields added for each hop by their own stages (cookies, challenge answers, cache
+    /// validators, the trace context) are not in it.
+    public func addingDefaultHeaders(to request: URLRequest) -> URLRequest {
+        var request = request
+        DefaultHeadersStage(settings: self).addDefaults(to: &request, bodyLength: request.httpBody.map { Int64($0.count) })
+        return request
     }
 }

@@ -54,14 +54,16 @@ struct RequestRunner {
             try StandardStreams.write(request.cURLDescription(options: curl) + "\n")
             return
         }
-        try printer.printRequest(request, head: selection.requestHead, body: selection.requestBody)
+        var settings = RequestSettings()
+        // The request has the serializer's User-Agent unless `-H 'User-Agent:'` removed it: then it goes without one.
+        if request.value(forHTTPHeaderField: "User-Agent") == nil { settings.userAgent = nil }
+        // What is printed before sending (--offline, -p H) has the fields Courier adds, as -v shows them sent.
+        try printer.printRequest(settings.addingDefaultHeaders(to: request), head: selection.requestHead, body: selection.requestBody)
         if options.display.offline { return }
 
         let cache = try options.kept.httpCache()
         let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
-        var configuration = ExchangeConfiguration(transport: transport)
-        // The request has the serializer's User-Agent unless `-H 'User-Agent:'` removed it: then it goes without one.
-        if request.value(forHTTPHeaderField: "User-Agent") == nil { configuration.settings.userAgent = nil }
+        var configuration = ExchangeConfiguration(transport: transport, settings: settings)
         configuration.cache = cache
         configuration.cookieJar = session?.jar ?? CookieJar()
         try options.redirects.apply(to: &configuration.settings)

@@ -90,6 +90,12 @@ struct CLIPipeTests {
         #expect(outcome.standardOutput.hasPrefix("POST /post?probe=\(probe) HTTP/1.1\n"), "\(outcome.standardOutput)")
         #expect(outcome.standardOutput.contains("X-Trace: 1"))
         #expect(outcome.standardOutput.contains(#"{"name":"ada"}"#))
+        // The fields Courier adds when it sends, as -v shows them.
+        #expect(outcome.standardOutput.contains("\nAccept-Encoding: gzip, deflate\n"), "\(outcome.standardOutput)")
+        #expect(outcome.standardOutput.contains("\nContent-Length: 14\n"), "\(outcome.standardOutput)")
+        #expect(outcome.standardOutput.contains("\nUser-Agent: courier/"), "\(outcome.standardOutput)")
+        let bare = try await Self.courier(["get", "--offline", "-H", "User-Agent:", try Self.url("/get")])
+        #expect(!bare.standardOutput.contains("User-Agent"), "'User-Agent:' removes it here too: \(bare.standardOutput)")
         #expect(try await HTTPBinServer.accessLog(probe: probe, count: 1).isEmpty, "httpbin received the offline request")
     }
 
