@@ -53,6 +53,18 @@ struct CLITerminalProgressTests {
         return unsafeBitCast(pointer, to: type)
     }
 
+    /// Runs `command` (`download` or `get`) with `-o file` on a terminal for 300,000 throttled bytes of `seed`, and
+    /// checks that it succeeded, saved exactly those bytes and drew one redrawn bar; returns what the terminal showed
+    /// and the URL.
+    static func transferOnTerminal(_ command: String, seed: Int, into file: URL) async throws -> (output: String, url: String) {
+        let url = try await Fixtures.url("/download/300000?seed=\(seed)&rate=300000").absoluteString
+        let (output, status) = try runOnTerminal([command, url, "-o", file.path])
+        #expect(status == 0, "\(output)")
+        #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 300_000, seed: UInt64(seed)).sha256Hex)
+        expectRedrawnBar(output, finalFigures: "293 KiB  100%  ")
+        return (output, url)
+    }
+
     /// `output` is one line redrawn in place: several redraws (carriage return, erase line, a bar and the figures),
     /// running lines never ended by a new line, and the final figures last, ended by one (the terminal shows "\r\n").
     static func expectRedrawnBar(_ output: String, finalFigures: String) {
@@ -69,11 +81,7 @@ struct CLITerminalProgressTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("tty.bin")
-        let url = try await Fixtures.url("/download/300000?seed=18&rate=300000").absoluteString
-        let (output, status) = try Self.runOnTerminal(["download", url, "-o", file.path])
-        #expect(status == 0, "\(output)")
-        #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 300_000, seed: 18).sha256Hex)
-        Self.expectRedrawnBar(output, finalFigures: "293 KiB  100%  ")
+        let (output, _) = try await Self.transferOnTerminal("download", seed: 18, into: file)
         #expect(output.contains("saved \(file.path) (300000 bytes"))
     }
 
@@ -81,11 +89,7 @@ struct CLITerminalProgressTests {
     @Test func getToAFileShowsTheSameBar() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cli-tty-get-\(UUID().uuidString).bin")
         defer { try? FileManager.default.removeItem(at: file) }
-        let url = try await Fixtures.url("/download/300000?seed=19&rate=300000").absoluteString
-        let (output, status) = try Self.runOnTerminal(["get", url, "-o", file.path])
-        #expect(status == 0, "\(output)")
-        #expect(try sha256Hex(ofFile: file) == TestPayload.bytes(count: 300_000, seed: 19).sha256Hex)
-        Self.expectRedrawnBar(output, finalFigures: "293 KiB  100%  ")
+        let (output, url) = try await Self.transferOnTerminal("get", seed: 19, into: file)
         #expect(output.contains("courier: wrote 300000 bytes to \(file.path)"))
 
         let piped = try await CLIRequestTests.courier(["get", url, "-o", file.path + ".piped"])
