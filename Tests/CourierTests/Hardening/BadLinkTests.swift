@@ -88,7 +88,8 @@ struct BadLinkTests {
                 launcher: .inNamespace(link.namespace), timeout: .seconds(1200)
             )
             let downloadTime = seconds(ContinuousClock.now - started)
-            #expect(download.status == 0, "\(condition): \(download.standardError.suffix(2000))")
+            #expect(download.status == 0, "\(condition): \(download.standardError.suffix(2000))\n\(link.queueStatistics())")
+            guard download.status == 0 else { return }
             let downloaded = try sha256Hex(ofFile: file)
             #expect(downloaded == TestPayload.sha256Hex(count: size, seed: 0), "\(condition)")
             try? FileManager.default.removeItem(at: file)
@@ -102,7 +103,7 @@ struct BadLinkTests {
                 launcher: .inNamespace(link.namespace), timeout: .seconds(1200)
             )
             let uploadTime = seconds(ContinuousClock.now - started)
-            #expect(upload.status == 0, "\(condition): \(upload.standardError.suffix(2000))")
+            #expect(upload.status == 0, "\(condition): \(upload.standardError.suffix(2000))\n\(link.queueStatistics())")
             let answer = try JSONSerialization.jsonObject(with: Data(upload.standardOutput.utf8)) as? [String: Any]
             let part = (answer?["parts"] as? [[String: Any]])?.first
             #expect(part?["sha256"] as? String == sent, "\(condition): \(upload.standardOutput.prefix(500))")

@@ -47,6 +47,11 @@ struct LinkUnderTest: Sendable {
         }
         try run("ip", "-n", link.namespace, "link", "set", "lo", "up")
         if let condition { try link.apply(condition) }
+        // A veth's carrier comes up a moment after both ends are set up; a connection attempted before it waits
+        // on SYN retransmissions instead of testing the condition. (A TUN device has no carrier to wait for.)
+        guard link.relay != nil || (await link.carriesWithin(.seconds(5))) else {
+            throw LinkFailure(message: "the link \(link.hostSide) did not come up within 5 s")
+        }
         return try await body(link)
     }
 
@@ -88,9 +93,7 @@ struct LinkUnderTest: Sendable {
     private func apply(_ condition: LinkCondition) throws {
         switch condition {
         case .loss(let percent):
-            // One segment per packet (no GSO), so that the share is of wire-sized packets, not of 64 KiB batches.
-            try Self.run("ip", "link", "set", "dev", hostSide, "gso_max_segs", "1")
-            try Self.run("ip", "-n", namespace, "link", "set", "dev", namespaceSide, "gso_max_segs", "1")
+            try sendWireSizedPackets()
             // The statistic match drops that share of the packets entering and leaving the namespace.
             let probability = String(format: "%.4f", percent / 100)
             for chain in ["INPUT", "OUTPUT"] {
@@ -98,6 +101,8 @@ struct LinkUnderTest: Sendable {
                              "--probability", probability, "-j", "DROP")
             }
         case .rate(let bytesPerSecond):
+            // The token bucket meters wire-sized packets, as on a real link, not 64 KiB batches.
+            try sendWireSizedPackets()
             let rate = "\(bytesPerSecond * 8 / 1000)kbit"
             try tc(on: .host, "qdisc", "add", "dev", hostSide, "root", "tbf", "rate", rate, "burst", "64kb", "latency", "400ms")
             try tc(on: .namespace, "qdisc", "add", "dev", namespaceSide, "root", "tbf", "rate", rate, "burst", "64kb", "latency", "400ms")
@@ -105,6 +110,31 @@ struct LinkUnderTest: Sendable {
             // The relay's schedules, set when the link was made.
             break
         }
+    }
+
+    /// One segment per packet (no GSO) both ways, so that a rule counts, drops or meters wire-sized packets.
+    private func sendWireSizedPackets() throws {
+        try Self.run("ip", "link", "set", "dev", hostSide, "gso_max_segs", "1")
+        try Self.run("ip", "-n", namespace, "link", "set", "dev", namespaceSide, "gso_max_segs", "1")
+    }
+
+    /// Each end's queueing discipline with its counters (sent, dropped, overlimits), for a failure's message.
+    func queueStatistics() -> String {
+        let host = (try? Self.output(["tc", "-s", "qdisc", "show", "dev", hostSide])) ?? "(unreadable)"
+        let client = (try? Self.output(["ip", "-n", namespace, "-s", "link", "show", namespaceSide])) ?? "(unreadable)"
+        let clientQueue = (try? Self.output(["ip", "netns", "exec", namespace, Self.tool("tc") ?? "tc", "-s", "qdisc", "show", "dev", namespaceSide]))
+            ?? "(unreadable)"
+        return "host side:\n\(host)client side:\n\(clientQueue)\(client)"
+    }
+
+    /// Whether this side's end carries packets within `limit`, polled every 50 ms.
+    func carriesWithin(_ limit: Duration) async -> Bool {
+        let end = ContinuousClock.now + limit
+        while ContinuousClock.now < end {
+            if isCarrying { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return isCarrying
     }
 
     /// The packets the loss rules dropped so far, both ways (their counters).
