@@ -49,7 +49,8 @@ struct LinkUnderTest: Sendable {
         if let condition { try link.apply(condition) }
         // A veth's carrier comes up a moment after both ends are set up; a connection attempted before it waits
         // on SYN retransmissions instead of testing the condition. (A TUN device has no carrier to wait for.)
-        guard link.relay != nil || (await link.carriesWithin(.seconds(5))) else {
+        let carries = link.relay != nil ? true : await link.carriesWithin(.seconds(5))
+        guard carries else {
             throw LinkFailure(message: "the link \(link.hostSide) did not come up within 5 s")
         }
         return try await body(link)
