@@ -23,6 +23,9 @@ let package = Package(
         .library(name: "CourierTestServer", targets: ["CourierTestServer"]),
         // A swift-openapi-runtime `ClientTransport` over a Courier session, for generated OpenAPI clients.
         .library(name: "CourierOpenAPI", targets: ["CourierOpenAPI"]),
+        // Images decoded to pixels (JPEG and PNG through the system's libjpeg-turbo and libpng on Linux, ImageIO on
+        // Apple platforms), kept out of the core so that a user who needs no images links no image library.
+        .library(name: "CourierImage", targets: ["CourierImage"]),
         .executable(name: "courier", targets: ["courier"]),
     ],
     dependencies: [
@@ -70,6 +73,17 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: threadSanitizerLocks + sanitized
+        ),
+        // The setjmp/longjmp boundary around libjpeg-turbo and libpng (Debian: libjpeg62-turbo-dev, libpng-dev).
+        .target(
+            name: "CImageCodecs",
+            cSettings: sanitizer.map { [.unsafeFlags(["-fsanitize=\($0)"])] } ?? [],
+            linkerSettings: [.linkedLibrary("jpeg", .when(platforms: [.linux])), .linkedLibrary("png16", .when(platforms: [.linux]))]
+        ),
+        .target(
+            name: "CourierImage",
+            dependencies: [.target(name: "CImageCodecs", condition: .when(platforms: [.linux]))],
+            swiftSettings: sanitized
         ),
         .target(
             name: "CourierOpenAPI",
@@ -165,6 +179,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: threadSanitizerLocks + sanitized,
+            linkerSettings: sanitizedLink
+        ),
+        .testTarget(
+            name: "CourierImageTests",
+            dependencies: ["CourierImage"],
+            swiftSettings: sanitized,
             linkerSettings: sanitizedLink
         ),
         .testTarget(

@@ -31,6 +31,15 @@ let package = Package(
         .executableTarget(name: "FuzzMultipart", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzIntegrityHeader", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzOperationArchive", dependencies: ["FuzzDriver"]),
+        // CourierImage's decoders (their Swift files linked into each target) over the C boundary around libjpeg-turbo
+        // and libpng; the boundary's C is instrumented for libFuzzer and ASan too (the system libraries are not).
+        .target(
+            name: "CImageCodecs",
+            cSettings: [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])],
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+        ),
+        .executableTarget(name: "FuzzJPEGDecoder", dependencies: ["FuzzDriver", "CImageCodecs"]),
+        .executableTarget(name: "FuzzPNGDecoder", dependencies: ["FuzzDriver", "CImageCodecs"]),
         .executableTarget(
             name: "FuzzCacheEntry",
             dependencies: ["FuzzDriver", .product(name: "Crypto", package: "swift-crypto")]

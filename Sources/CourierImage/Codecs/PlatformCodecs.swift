@@ -1,0 +1,16 @@
+/// The decoders this platform has: the C libraries on Linux, ImageIO on Apple platforms.
+enum PlatformCodecs {
+    static func decode(_ buffer: UnsafeRawBufferPointer, format: ImageFormat, options: ImageDecodingOptions) throws(ImageDecodingError) -> DecodedPixels {
+        #if canImport(CImageCodecs)
+        switch format {
+        case .jpeg: return try JPEGCodec.decode(buffer, options: options)
+        case .png: return try PNGCodec.decode(buffer, options: options)
+        case .gif, .webp: throw ImageDecodingError(format: format, reason: .unsupported("decoding \(format)"))
+        }
+        #elseif canImport(ImageIO)
+        return try ImageIOCodec.decode(buffer, format: format, options: options)
+        #else
+        throw ImageDecodingError(format: format, reason: .unsupported("decoding images on this platform"))
+        #endif
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// The images scripts/pillow-reference writes with Pillow and pypng, and the RGBA pixels Pillow decodes each one to.
+/// Written once per test run into a temporary folder.
+enum PillowReference {
+    /// One image and its reference pixels.
+    struct Entry: Decodable, Sendable, CustomTestStringConvertible {
+        let name: String
+        let file: String
+        let reference: String
+        let width: Int
+        let height: Int
+        /// The largest difference allowed in any channel (JPEG decoders round their transforms differently).
+        let tolerance: Int
+        /// The size to ask for a scaled decode, when the reference is one.
+        let minimum: [Int]?
+        let note: String
+
+        var testDescription: String { name }
+
+        func data() throws -> Data { try Data(contentsOf: PillowReference.folder.appendingPathComponent(file)) }
+        func referencePixels() throws -> [UInt8] { Array(try Data(contentsOf: PillowReference.folder.appendingPathComponent(reference))) }
+    }
+
+    static let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-pillow-\(getpid())")
+
+    /// The manifest, or why it could not be written (the script's output).
+    static let manifest: Result<[Entry], ReferenceFailure> = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let process = Process()
+        process.executableURL = root.appendingPathComponent("scripts/pillow-reference")
+        process.arguments = ["generate", folder.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        do {
+            try process.run()
+            let printed = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                return .failure(ReferenceFailure(message: String(decoding: printed, as: UTF8.self)))
+            }
+            let data = try Data(contentsOf: folder.appendingPathComponent("manifest.json"))
+            return .success(try JSONDecoder().decode([Entry].self, from: data))
+        } catch {
+            return .failure(ReferenceFailure(message: "\(error)"))
+        }
+    }()
+
+    /// The entries (none when the script failed: `PillowReferenceTests` then fails and says why).
+    static var entries: [Entry] { (try? manifest.get()) ?? [] }
+
+    static func entry(_ name: String) throws -> Entry {
+        try #require(entries.first { $0.name == name }, "no reference image \(name)")
+    }
+
+    struct ReferenceFailure: Error, CustomStringConvertible {
+        let message: String
+        var description: String { "scripts/pillow-reference failed (python3-venv, and PyPI for Pillow and pypng): \(message)" }
+    }
+}
