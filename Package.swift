@@ -74,11 +74,12 @@ let package = Package(
             ],
             swiftSettings: threadSanitizerLocks + sanitized
         ),
-        // The setjmp/longjmp boundary around libjpeg-turbo and libpng (Debian: libjpeg62-turbo-dev, libpng-dev).
+        // The setjmp/longjmp boundary around libjpeg-turbo and libpng, with libwebp and giflib behind the same interface
+        // (Debian: libjpeg62-turbo-dev, libpng-dev, libwebp-dev, libgif-dev).
         .target(
             name: "CImageCodecs",
             cSettings: sanitizer.map { [.unsafeFlags(["-fsanitize=\($0)"])] } ?? [],
-            linkerSettings: [.linkedLibrary("jpeg", .when(platforms: [.linux])), .linkedLibrary("png16", .when(platforms: [.linux]))]
+            linkerSettings: ["jpeg", "png16", "webp", "webpdemux", "gif"].map { .linkedLibrary($0, .when(platforms: [.linux])) }
         ),
         .target(
             name: "CourierImage",

@@ -31,15 +31,18 @@ let package = Package(
         .executableTarget(name: "FuzzMultipart", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzIntegrityHeader", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzOperationArchive", dependencies: ["FuzzDriver"]),
-        // CourierImage's decoders (their Swift files linked into each target) over the C boundary around libjpeg-turbo
-        // and libpng; the boundary's C is instrumented for libFuzzer and ASan too (the system libraries are not).
+        // CourierImage's decoders (their Swift files linked into each target, with Fuzz/Shared's common check) over
+        // the C boundary around libjpeg-turbo, libpng, libwebp and giflib; the boundary's C is instrumented for
+        // libFuzzer and ASan too (the system libraries are not).
         .target(
             name: "CImageCodecs",
             cSettings: [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])],
-            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+            linkerSettings: ["jpeg", "png16", "webp", "webpdemux", "gif"].map { .linkedLibrary($0) }
         ),
         .executableTarget(name: "FuzzJPEGDecoder", dependencies: ["FuzzDriver", "CImageCodecs"]),
         .executableTarget(name: "FuzzPNGDecoder", dependencies: ["FuzzDriver", "CImageCodecs"]),
+        .executableTarget(name: "FuzzWebPDecoder", dependencies: ["FuzzDriver", "CImageCodecs"]),
+        .executableTarget(name: "FuzzGIFDecoder", dependencies: ["FuzzDriver", "CImageCodecs"]),
         .executableTarget(
             name: "FuzzCacheEntry",
             dependencies: ["FuzzDriver", .product(name: "Crypto", package: "swift-crypto")]

@@ -47,15 +47,21 @@ class Writer:
         self.folder = folder
         self.entries = []
 
-    def add(self, name, data, reference, tolerance=0, minimum=None, note=""):
-        file = name + (".jpg" if data[:2] == b"\xff\xd8" else ".png")
+    def add(self, name, data, reference, tolerance=0, minimum=None, note="", durations=None):
+        """`reference`: an image, a (width, height, bytes) triple, or for an animation a list of frame images
+        (their RGBA written one after the other) with `durations` in milliseconds."""
+        extension = {b"\xff\xd8": ".jpg", b"\x89P": ".png", b"GI": ".gif", b"RI": ".webp"}[data[:2]]
+        file = name + extension
         with open(os.path.join(self.folder, file), "wb") as handle:
             handle.write(data)
+        frames = reference if isinstance(reference, list) else [reference]
         with open(os.path.join(self.folder, name + ".rgba"), "wb") as handle:
-            handle.write(reference.tobytes() if hasattr(reference, "tobytes") else reference[2])
-        width, height = reference.size if hasattr(reference, "size") else reference[:2]
+            for frame in frames:
+                handle.write(frame.tobytes() if hasattr(frame, "tobytes") else frame[2])
+        width, height = frames[0].size if hasattr(frames[0], "size") else frames[0][:2]
         self.entries.append({"name": name, "file": file, "reference": name + ".rgba", "width": width,
-                             "height": height, "tolerance": tolerance, "minimum": minimum, "note": note})
+                             "height": height, "tolerance": tolerance, "minimum": minimum, "note": note,
+                             "frames": len(frames), "durations": durations})
 
     def finish(self):
         with open(os.path.join(self.folder, "manifest.json"), "w") as handle:
@@ -141,6 +147,55 @@ def pngs(writer):
             writer.add(name, data, shown(decoded(data)))
 
 
+def webps(writer):
+    rgb, rgba = content("RGB"), content("RGBA")
+    for name, image, options, tolerance in [("webp-lossy", rgb, {"quality": 90}, 2), ("webp-lossless", rgb, {"lossless": True}, 0),
+                                            ("webp-lossy-alpha", rgba, {"quality": 90}, 2),
+                                            ("webp-lossless-alpha", rgba, {"lossless": True}, 0)]:
+        data = encoded(image, "WEBP", **options)
+        writer.add(name, data, shown(decoded(data)), tolerance=tolerance)
+    data, frames, durations = animation("WEBP", lossless=True)
+    writer.add("webp-animated", data, frames, durations=durations, note="animated")
+
+
+def gifs(writer):
+    still = content("RGB").quantize(64)
+    data = encoded(still, "GIF", interlace=False)
+    writer.add("gif-still", data, shown(decoded(data)))
+    data = encoded(still, "GIF", interlace=True)
+    writer.add("gif-interlaced", data, shown(decoded(data)))
+    data = encoded(still, "GIF", transparency=5)
+    writer.add("gif-transparent", data, shown(decoded(data)))
+    for disposal in range(4):
+        data, frames, durations = animation("GIF", disposal=disposal, transparency=0)
+        writer.add(f"gif-animated-disposal-{disposal}", data, frames, durations=durations, note=f"disposal {disposal}")
+
+
+def animation(format, **options):
+    """Four frames of different sizes: a full first frame, then smaller rectangles moving over it, each with its own
+    duration. Pillow crops frames to what changed, so later frames are partial rectangles in the file."""
+    base = content("RGB", seed=4)
+    frames = [base]
+    for step in range(1, 4):
+        frame = frames[-1].copy()
+        box = (10 * step, 5 * step, 10 * step + 30, 5 * step + 20)
+        frame.paste((60 * step, 255 - 60 * step, 90), box)
+        frames.append(frame)
+    if format == "GIF":
+        frames = [frame.quantize(32) for frame in frames]
+    durations = [100, 40, 250, 70]
+    buffer = io.BytesIO()
+    frames[0].save(buffer, format, save_all=True, append_images=frames[1:], duration=durations, loop=0, **options)
+    data = buffer.getvalue()
+    shown_frames, shown_durations = [], []
+    image = decoded(data)
+    for index in range(getattr(image, "n_frames", 1)):
+        image.seek(index)
+        shown_frames.append(image.convert("RGBA"))
+        shown_durations.append(image.info.get("duration", 0))
+    return data, shown_frames, shown_durations
+
+
 def main():
     if len(sys.argv) != 3 or sys.argv[1] != "generate":
         sys.exit("usage: pillow-reference generate DIR")
@@ -149,6 +204,8 @@ def main():
     writer = Writer(folder)
     jpegs(writer)
     pngs(writer)
+    webps(writer)
+    gifs(writer)
     writer.finish()
     print(f"{len(writer.entries)} images with Pillow {Image.__version__}")
 

@@ -16,6 +16,9 @@ public struct ImageDecodingError: Error, Sendable, Hashable, CustomStringConvert
         /// The header promises more pixels than ``ImageDecodingOptions/maximumPixelCount`` allows; nothing was
         /// allocated.
         case tooManyPixels(width: Int, height: Int, limit: Int)
+        /// An animation's frames so far (`decoded`, each `width` × `height`) and the next one would pass
+        /// ``ImageDecodingOptions/maximumPixelCount``; ``ImageDecodingOptions/decodesFirstFrameOnly`` reads the first.
+        case tooManyFrames(decoded: Int, width: Int, height: Int, limit: Int)
         /// The decoder could not allocate its working memory.
         case outOfMemory
     }
@@ -34,12 +37,14 @@ public struct ImageDecodingError: Error, Sendable, Hashable, CustomStringConvert
     /// The format's name, a colon and the reason in words.
     public var description: String {
         let why = switch reason {
-        case .unrecognizedFormat: "the data is not an image in a format CourierImage knows (JPEG, PNG, GIF, WebP)"
+        case .unrecognizedFormat: "the data is not an image in a format CourierImage knows (JPEG, PNG, WebP, GIF)"
         case .unsupported(let what): "\(what) is not supported"
         case .truncated: "the data ends before the image does"
         case .corrupt(let reason): "the data is corrupt (\(reason))"
         case .tooManyPixels(let width, let height, let limit):
             "\(width)x\(height) is \(width.multipliedReportingOverflow(by: height).partialValue) pixels, more than the limit of \(limit)"
+        case .tooManyFrames(let decoded, let width, let height, let limit):
+            "\(decoded + 1) frames of \(width)x\(height) are more pixels than the limit of \(limit)"
         case .outOfMemory: "the decoder ran out of memory"
         }
         return format.map { "\($0): \(why)" } ?? why

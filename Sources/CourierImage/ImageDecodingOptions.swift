@@ -5,6 +5,8 @@ public struct ImageDecodingOptions: Sendable, Hashable {
 
     /// The most pixels (width × height, as stored) an image may have. The header is checked before any pixel
     /// buffer is allocated; a larger image is ``ImageDecodingError/Reason/tooManyPixels(width:height:limit:)``.
+    /// An animation's frames count together (each frame is a whole canvas): one whose next frame would pass the
+    /// limit is ``ImageDecodingError/Reason/tooManyFrames(decoded:width:height:limit:)``.
     /// Default ``defaultMaximumPixelCount``.
     public var maximumPixelCount: Int
 
@@ -17,15 +19,21 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// Default `true`.
     public var appliesOrientation: Bool
 
+    /// Whether only an animation's first frame is decoded (a still preview of a GIF or an animated WebP).
+    /// Default `false`: every frame.
+    public var decodesFirstFrameOnly: Bool
+
     /// Options with these values.
     public init(
         maximumPixelCount: Int = Self.defaultMaximumPixelCount,
         minimumSize: ImageSize? = nil,
-        appliesOrientation: Bool = true
+        appliesOrientation: Bool = true,
+        decodesFirstFrameOnly: Bool = false
     ) {
         self.maximumPixelCount = maximumPixelCount
         self.minimumSize = minimumSize
         self.appliesOrientation = appliesOrientation
+        self.decodesFirstFrameOnly = decodesFirstFrameOnly
     }
 
     /// Checks `size` (as stored) against ``maximumPixelCount`` before anything is allocated.

@@ -4,9 +4,9 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     case jpeg
     /// PNG: any bit depth and colour type, interlaced or not.
     case png
-    /// GIF (recognized; decoding is not built yet).
+    /// GIF: every frame, composed as browsers show them, with its delay.
     case gif
-    /// WebP (recognized; decoding is not built yet).
+    /// WebP: lossy, lossless, with alpha, animated.
     case webp
 
     /// The format `bytes` start with, or `nil` when they start like none of these. A `Content-Type` is not

@@ -16,6 +16,10 @@ enum PillowReference {
         /// The size to ask for a scaled decode, when the reference is one.
         let minimum: [Int]?
         let note: String
+        /// How many frames the reference holds (their RGBA one after the other), and each one's duration in
+        /// milliseconds for an animation.
+        let frames: Int
+        let durations: [Int]?
 
         var testDescription: String { name }
 

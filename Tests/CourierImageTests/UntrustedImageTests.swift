@@ -38,15 +38,45 @@ struct UntrustedImageTests {
         }
     }
 
-    @Test(arguments: ["jpeg-baseline", "jpeg-progressive", "png-rgba8", "png-interlaced-rgba8"])
+    @Test(arguments: ["jpeg-baseline", "jpeg-progressive", "png-rgba8", "png-interlaced-rgba8", "webp-lossy", "webp-lossless-alpha",
+                      "webp-animated", "gif-still", "gif-interlaced"])
     func truncatedDataIsReportedAsTruncated(_ name: String) throws {
         let data = try PillowReference.entry(name).data()
+        let format = try #require(ImageFormat(sniffing: data))
         for length in [data.count / 2, data.count * 9 / 10, 20] {
             let error = try #require(throws: ImageDecodingError.self) { try ImageDecoder().decode(data.prefix(length)) }
             #expect(error.reason == .truncated, "\(name) cut at \(length): \(error)")
-            #expect(error.format == (name.hasPrefix("png") ? .png : .jpeg))
+            #expect(error.format == format)
             #expect(error.description.hasSuffix("the data ends before the image does"))
         }
+    }
+
+    /// An animation's frames count together against the limit (each is a whole canvas): the decode stops before
+    /// the frame that would pass it; the first frame alone decodes within it.
+    @Test(arguments: ["gif-animated-disposal-1", "webp-animated"])
+    func anAnimationsFramesCountTogether(_ name: String) throws {
+        let data = try PillowReference.entry(name).data()
+        let options = ImageDecodingOptions(maximumPixelCount: 97 * 61 * 3)
+        let error = try #require(throws: ImageDecodingError.self) { try ImageDecoder(options: options).decode(data) }
+        #expect(error.reason == .tooManyFrames(decoded: 3, width: 97, height: 61, limit: 97 * 61 * 3), "\(error)")
+        #expect(error.description.hasSuffix("4 frames of 97x61 are more pixels than the limit of 17751"), "\(error)")
+        var firstOnly = options
+        firstOnly.decodesFirstFrameOnly = true
+        let first = try ImageDecoder(options: firstOnly).decode(data)
+        #expect(first.frames.count == 1)
+        #expect(first.frames[0] == (try ImageDecoder().decode(data)).frames[0])
+    }
+
+    /// A GIF frame declared far larger than its screen (65,535 × 65,535 inside a 97 × 61 screen) is refused before
+    /// its rows are read.
+    @Test func aGIFFrameLargerThanTheLimitIsRefused() throws {
+        var data = Array(try PillowReference.entry("gif-still").data())
+        // The image descriptor: 0x2C, left, top, width, height (little-endian).
+        let descriptor = try #require(firstImageDescriptor(inGIF: data))
+        data.replaceSubrange((descriptor + 5)..<(descriptor + 9), with: [0xFF, 0xFF, 0xFF, 0xFF])
+        let error = try #require(throws: ImageDecodingError.self) { try ImageDecoder().decode(data) }
+        #expect(error.format == .gif)
+        #expect(error.description.contains("65535x65535"), "\(error)")
     }
 
     @Test func aDamagedPNGChunkIsCorruptInLibpngsWords() throws {
@@ -80,19 +110,20 @@ struct UntrustedImageTests {
         #expect(!reason.isEmpty && reason != "no reason given", "\(reason)")
     }
 
-    @Test func unknownAndNotYetDecodedFormatsAreNamed() throws {
+    @Test func unknownFormatsAndCutHeadersAreNamed() throws {
         let text = try #require(throws: ImageDecodingError.self) { try ImageDecoder().decode(Array("<html>".utf8)) }
         #expect(text.reason == .unrecognizedFormat && text.format == nil)
         let empty = try #require(throws: ImageDecodingError.self) { try ImageDecoder().decode([UInt8]()) }
         #expect(empty.reason == .unrecognizedFormat)
         let gif = try #require(throws: ImageDecodingError.self) { try ImageDecoder().decode(Array("GIF89a\u{1}\0\u{1}\0".utf8)) }
-        #expect(gif.format == .gif && gif.reason == .unsupported("decoding GIF"))
-        #expect(gif.description == "GIF: decoding GIF is not supported")
+        #expect(gif.format == .gif && gif.reason == .truncated)
+        #expect(gif.description == "GIF: the data ends before the image does")
     }
 
     /// Each reference image cut, flipped and overwritten at random 300 times (seeded): every result is an image of
     /// a plausible size or an ``ImageDecodingError``, never a crash. (The fuzz target goes further.)
-    @Test(arguments: ["jpeg-baseline", "jpeg-progressive", "jpeg-cmyk", "jpeg-orientation-6", "png-palette8-transparent", "png-interlaced-rgba16"])
+    @Test(arguments: ["jpeg-baseline", "jpeg-progressive", "jpeg-cmyk", "jpeg-orientation-6", "png-palette8-transparent", "png-interlaced-rgba16",
+                      "webp-lossy-alpha", "webp-lossless", "webp-animated", "gif-interlaced", "gif-animated-disposal-3"])
     func damagedImagesNeverCrash(_ name: String) throws {
         let original = Array(try PillowReference.entry(name).data())
         var random = SplitMix64(seed: UInt64(name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }.magnitude))
@@ -117,6 +148,19 @@ struct UntrustedImageTests {
         }
         #expect(decoded + refused == 300)
     }
+}
+
+/// The offset of a GIF's first image descriptor (0x2C): after the header, the global colour table and any
+/// extensions.
+func firstImageDescriptor(inGIF gif: [UInt8]) -> Int? {
+    guard gif.count > 13 else { return nil }
+    var index = 13 + (gif[10] & 0x80 != 0 ? 3 << (Int(gif[10] & 0x07) + 1) : 0)
+    while index + 2 < gif.count, gif[index] == 0x21 {
+        index += 2
+        while index < gif.count, gif[index] != 0 { index += Int(gif[index]) + 1 }
+        index += 1
+    }
+    return index < gif.count && gif[index] == 0x2C ? index : nil
 }
 
 /// The offset of a JPEG's baseline or progressive start-of-frame marker (FFC0 or FFC2).

@@ -11,6 +11,7 @@ enum LibraryStatus {
         case CI_STATUS_TRUNCATED: reason = .truncated
         case CI_STATUS_UNSUPPORTED: reason = .unsupported(message(of: info))
         case CI_STATUS_OUT_OF_MEMORY: reason = .outOfMemory
+        case CI_STATUS_TOO_LARGE: reason = .corrupt("\(message(of: info)) is larger than the pixel limit")
         default: reason = .corrupt(message(of: info))
         }
         throw ImageDecodingError(format: format, reason: reason)

@@ -5,7 +5,8 @@ enum PlatformCodecs {
         switch format {
         case .jpeg: return try JPEGCodec.decode(buffer, options: options)
         case .png: return try PNGCodec.decode(buffer, options: options)
-        case .gif, .webp: throw ImageDecodingError(format: format, reason: .unsupported("decoding \(format)"))
+        case .webp: return try WebPCodec.decode(buffer, options: options)
+        case .gif: return try GIFCodec.decode(buffer, options: options)
         }
         #elseif canImport(ImageIO)
         return try ImageIOCodec.decode(buffer, format: format, options: options)

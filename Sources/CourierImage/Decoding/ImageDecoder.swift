@@ -1,11 +1,12 @@
-/// Decodes JPEG and PNG bytes to an ``Image`` of RGBA pixels.
+/// Decodes JPEG, PNG, WebP and GIF bytes to an ``Image`` of RGBA pixels (every frame of an animation).
 ///
 /// The format is read from the bytes (``ImageFormat/init(sniffing:)``). The header's size is checked against
 /// ``ImageDecodingOptions/maximumPixelCount`` before any pixel buffer is allocated, and every failure is an
 /// ``ImageDecodingError`` naming the format and the reason. On Linux the pixels come from the system's
-/// libjpeg-turbo and libpng (Debian: `apt-get install libjpeg62-turbo-dev libpng-dev`) through a small C target that
-/// keeps their `longjmp` error handling away from Swift; on Apple platforms from ImageIO (which this project's CI
-/// cannot run: that path is untested). GIF and WebP are recognized and reported as not supported yet.
+/// libjpeg-turbo, libpng, libwebp and giflib (Debian: `apt-get install libjpeg62-turbo-dev libpng-dev libwebp-dev
+/// libgif-dev`) through a small C target that keeps libjpeg's and libpng's `longjmp` error handling away from Swift;
+/// on Apple platforms from ImageIO (which this project's CI cannot run: that path is untested, and decodes the
+/// first frame only).
 ///
 /// Decoding is synchronous and takes CPU time in proportion to the pixels: call it from a task or a thread of your
 /// own, never from a SwiftNIO event loop.
@@ -38,7 +39,7 @@ public struct ImageDecoder: Sendable {
             throw ImageDecodingError(format: nil, reason: .unrecognizedFormat)
         }
         let decoded = try PlatformCodecs.decode(buffer, format: format, options: options)
-        var image = Image(checkedWidth: decoded.size.width, height: decoded.size.height, format: format, frames: [Image.Frame(pixels: decoded.pixels)])
+        var image = Image(checkedWidth: decoded.size.width, height: decoded.size.height, format: format, frames: decoded.frames)
         if options.appliesOrientation, format == .jpeg, let orientation = EXIFOrientation(jpeg: buffer), orientation != .up {
             image = orientation.applied(to: image)
         }
@@ -46,8 +47,18 @@ public struct ImageDecoder: Sendable {
     }
 }
 
-/// What a codec hands back: the pixels' size and `size.width * size.height * 4` bytes of RGBA.
+/// What a codec hands back: the pixels' size and its frames of `size.width * size.height * 4` bytes of RGBA.
 struct DecodedPixels {
     var size: ImageSize
-    var pixels: [UInt8]
+    var frames: [Image.Frame]
+
+    init(size: ImageSize, pixels: [UInt8]) {
+        self.size = size
+        self.frames = [Image.Frame(pixels: pixels)]
+    }
+
+    init(size: ImageSize, frames: [Image.Frame]) {
+        self.size = size
+        self.frames = frames
+    }
 }

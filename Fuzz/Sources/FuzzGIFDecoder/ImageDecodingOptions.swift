@@ -1,0 +1,1 @@
+../../../Sources/CourierImage/ImageDecodingOptions.swift
