@@ -47,7 +47,7 @@ class Writer:
         self.folder = folder
         self.entries = []
 
-    def add(self, name, data, reference, tolerance=0, minimum=None, note="", durations=None):
+    def add(self, name, data, reference, tolerance=0, minimum=None, note="", durations=None, resize=None):
         """`reference`: an image, a (width, height, bytes) triple, or for an animation a list of frame images
         (their RGBA written one after the other) with `durations` in milliseconds."""
         extension = {b"\xff\xd8": ".jpg", b"\x89P": ".png", b"GI": ".gif", b"RI": ".webp"}[data[:2]]
@@ -61,7 +61,7 @@ class Writer:
         width, height = frames[0].size if hasattr(frames[0], "size") else frames[0][:2]
         self.entries.append({"name": name, "file": file, "reference": name + ".rgba", "width": width,
                              "height": height, "tolerance": tolerance, "minimum": minimum, "note": note,
-                             "frames": len(frames), "durations": durations})
+                             "frames": len(frames), "durations": durations, "resize": resize})
 
     def finish(self):
         with open(os.path.join(self.folder, "manifest.json"), "w") as handle:
@@ -196,6 +196,17 @@ def animation(format, **options):
     return data, shown_frames, shown_durations
 
 
+def resizes(writer):
+    # Pillow's box filter averages exactly the pixels a target pixel covers when the factor is a whole number: what
+    # ResizeProcessor's area averaging does at any factor.
+    source = content("RGB", 96, 60, seed=5)
+    data = encoded(source, "PNG")
+    for factor in (2, 3, 4, 6):
+        size = (96 // factor, 60 // factor)
+        writer.add(f"resize-box-{size[0]}x{size[1]}", data, source.resize(size, Image.BOX).convert("RGBA"), tolerance=1,
+                   resize=list(size))
+
+
 def main():
     if len(sys.argv) != 3 or sys.argv[1] != "generate":
         sys.exit("usage: pillow-reference generate DIR")
@@ -206,6 +217,7 @@ def main():
     pngs(writer)
     webps(writer)
     gifs(writer)
+    resizes(writer)
     writer.finish()
     print(f"{len(writer.entries)} images with Pillow {Image.__version__}")
 

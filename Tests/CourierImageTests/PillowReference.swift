@@ -20,6 +20,8 @@ enum PillowReference {
         /// milliseconds for an animation.
         let frames: Int
         let durations: [Int]?
+        /// For a resize reference: the size Pillow's box filter resized the decoded image to.
+        let resize: [Int]?
 
         var testDescription: String { name }
 
@@ -52,8 +54,12 @@ enum PillowReference {
         }
     }()
 
-    /// The entries (none when the script failed: `PillowReferenceTests` then fails and says why).
-    static var entries: [Entry] { (try? manifest.get()) ?? [] }
+    /// The decoding references (none when the script failed: `theReferenceImagesWereWritten` then fails and says
+    /// why).
+    static var entries: [Entry] { ((try? manifest.get()) ?? []).filter { $0.resize == nil } }
+
+    /// The resizing references.
+    static var resizes: [Entry] { ((try? manifest.get()) ?? []).filter { $0.resize != nil } }
 
     static func entry(_ name: String) throws -> Entry {
         try #require(entries.first { $0.name == name }, "no reference image \(name)")
