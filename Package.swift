@@ -83,7 +83,11 @@ let package = Package(
         ),
         .target(
             name: "CourierImage",
-            dependencies: [.target(name: "CImageCodecs", condition: .when(platforms: [.linux]))],
+            dependencies: [
+                "Courier",
+                .target(name: "CImageCodecs", condition: .when(platforms: [.linux])),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: sanitized
         ),
         .target(
@@ -158,6 +162,8 @@ let package = Package(
                 "CourierTesting",
                 "CourierTestServer",
                 "CourierOpenAPI",
+                // The image downloader's behaviour against nginx (its decoding is CourierImageTests').
+                "CourierImage",
                 // The CLI's pure parts (progress formatting, batch files) are unit-tested; this also builds
                 // the `courier` binary that the end-to-end tests run.
                 "courier",

@@ -207,9 +207,21 @@ def resizes(writer):
                    resize=list(size))
 
 
+def noise(path, width, height, seed):
+    """A PNG of random pixels (it does not compress: about 3 bytes a pixel), and its RGBA beside it."""
+    rng = random.Random(seed)
+    image = Image.frombytes("RGB", (width, height), bytes(rng.randrange(256) for _ in range(width * height * 3)))
+    image.save(path, "PNG")
+    with open(path + ".rgba", "wb") as handle:
+        handle.write(image.convert("RGBA").tobytes())
+
+
 def main():
+    if len(sys.argv) == 6 and sys.argv[1] == "noise":
+        noise(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+        return
     if len(sys.argv) != 3 or sys.argv[1] != "generate":
-        sys.exit("usage: pillow-reference generate DIR")
+        sys.exit("usage: pillow-reference generate DIR | noise FILE WIDTH HEIGHT SEED")
     folder = sys.argv[2]
     os.makedirs(folder, exist_ok=True)
     writer = Writer(folder)
