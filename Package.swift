@@ -88,7 +88,8 @@ let package = Package(
                 .target(name: "CImageCodecs", condition: .when(platforms: [.linux])),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            swiftSettings: sanitized
+            // Its locks use the same pthread-based shim in TSan builds (a link to Courier's file).
+            swiftSettings: threadSanitizerLocks + sanitized
         ),
         .target(
             name: "CourierOpenAPI",

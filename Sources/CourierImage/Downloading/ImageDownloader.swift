@@ -68,6 +68,10 @@ public final class ImageDownloader: Sendable {
         self.pool = NIOThreadPool.singleton
     }
 
+    /// The downloader ``ImageTarget``s use unless given another: a session of its own, a 100 MiB cache, four
+    /// downloads at a time.
+    public static let shared = ImageDownloader()
+
     /// Downloads running now.
     public var activeDownloadCount: Int { slots.active }
     /// Downloads waiting for a slot.

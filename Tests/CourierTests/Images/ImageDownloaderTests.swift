@@ -61,12 +61,12 @@ struct ImageDownloaderTests {
         let url = try NginxInterop.url(served.path, probe: probe)
         let processor = CountingProcessor()
         let images = try await withThrowingTaskGroup(of: Image.self) { group in
-            for _ in 0..<5 { group.addTask { try await downloader.image(from: url, processor: processor) } }
+            for _ in 0..<50 { group.addTask { try await downloader.image(from: url, processor: processor) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(images.count == 5)
+        #expect(images.count == 50)
         #expect(images.allSatisfy { $0.pixels == served.pixels && $0.size == ImageSize(width: 700, height: 700) })
-        #expect(processor.runs.load(ordering: .relaxed) == 1, "one decode and one processing for five callers")
+        #expect(processor.runs.load(ordering: .relaxed) == 1, "one decode and one processing for fifty callers")
         let lines = try await NginxInterop.settledAccessLog(probe: probe, count: 1)
         #expect(lines.first?.bytesSent ?? 0 >= Int64(served.size))
     }
@@ -76,14 +76,14 @@ struct ImageDownloaderTests {
         let downloader = try Self.downloader()
         let probe = NginxInterop.probe()
         let url = try NginxInterop.url(served.path, probe: probe)
-        let callers = (0..<3).map { _ in Task { try await downloader.image(from: url) } }
+        let callers = (0..<50).map { _ in Task { try await downloader.image(from: url) } }
         #expect(await eventually { (downloader.session.tasks.first?.countOfBytesReceived ?? 0) > 0 })
-        callers[0].cancel()
-        callers[1].cancel()
-        for caller in callers.prefix(2) {
+        for caller in callers.dropLast() { caller.cancel() }
+        for caller in callers.dropLast() {
             await #expect(throws: CancellationError.self) { try await caller.value }
         }
-        let image = try await callers[2].value
+        #expect(downloader.activeDownloadCount == 1, "49 of 50 callers left: the download goes on")
+        let image = try await callers[49].value
         #expect(image.pixels == served.pixels)
         let line = try #require(try await NginxInterop.settledAccessLog(probe: probe, count: 1).first)
         #expect(line.bytesSent >= Int64(served.size), "the download went on for the caller left: \(line)")
@@ -94,7 +94,7 @@ struct ImageDownloaderTests {
         let downloader = try Self.downloader()
         let probe = NginxInterop.probe()
         let url = try NginxInterop.url(served.path, probe: probe)
-        let callers = (0..<2).map { _ in Task { try await downloader.image(from: url) } }
+        let callers = (0..<50).map { _ in Task { try await downloader.image(from: url) } }
         // Under way: the body is arriving.
         #expect(await eventually { (downloader.session.tasks.first?.countOfBytesReceived ?? 0) > 0 })
         let cancelled = ContinuousClock.now
@@ -217,6 +217,24 @@ struct AutoPurgingImageCacheTests {
         #expect(cache.memoryUsage == 1_200 && cache.count == 3)
         #expect(cache.image(withIdentifier: "0") != nil && cache.image(withIdentifier: "5") != nil && cache.image(withIdentifier: "4") != nil)
         #expect(cache.image(withIdentifier: "1") == nil && cache.image(withIdentifier: "3") == nil)
+    }
+
+    /// A thousand images of different sizes through a 1 MiB cache: the usage never passes the capacity, and what
+    /// stays is the most recently used.
+    @Test func theCostLimitHoldsOverAThousandImages() throws {
+        let cache = AutoPurgingImageCache(memoryCapacity: 1 << 20, preferredMemoryUsageAfterPurge: 768 << 10)
+        var added: [String] = []
+        for index in 0..<1_000 {
+            let side = 16 + index % 48
+            cache.add(try Self.image(side: side, shade: UInt8(index % 256)), withIdentifier: "\(index)")
+            added.append("\(index)")
+            #expect(cache.memoryUsage <= 1 << 20)
+        }
+        #expect(cache.image(withIdentifier: "999") != nil && cache.image(withIdentifier: "998") != nil)
+        #expect(cache.image(withIdentifier: "0") == nil)
+        // The kept images are a run of the latest added (nothing older survives a newer one's removal).
+        let kept = added.filter { cache.image(withIdentifier: $0) != nil }.compactMap(Int.init)
+        #expect(kept == Array((kept.first ?? 0)...999))
     }
 
     @Test func replacingAndRemovingKeepTheUsageRight() throws {
