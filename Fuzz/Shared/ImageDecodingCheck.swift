@@ -10,3 +10,11 @@ func checkDecoding(_ bytes: UnsafeRawBufferPointer, options: ImageDecodingOption
         precondition(!error.description.isEmpty, "an error without words")
     }
 }
+
+/// The input as an animation-capable image (GIF, WebP): the first byte asks for the first frame only.
+func checkAnimatedDecoding(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    guard let start, count > 0 else { return 0 }
+    let bytes = UnsafeRawBufferPointer(start: start, count: count)
+    checkDecoding(bytes, options: ImageDecodingOptions(maximumPixelCount: 1 << 20, decodesFirstFrameOnly: bytes[0] & 1 == 1))
+    return 0
+}

@@ -55,6 +55,16 @@ static ci_status status_for(const jpeg_failure *failure) {
     }
 }
 
+// Sends libjpeg's errors and warnings to `failure` (the caller then takes its setjmp: it cannot be taken here, since
+// a jump may only return into a function that is still running).
+static void route_errors(struct jpeg_decompress_struct *decoder, jpeg_failure *failure, ci_image_info *info) {
+    memset(failure, 0, sizeof *failure);
+    failure->info = info;
+    decoder->err = jpeg_std_error(&failure->manager);
+    failure->manager.error_exit = jump_out;
+    failure->manager.emit_message = note_message;
+}
+
 static int valid_scale(unsigned denominator) {
     return denominator == 1 || denominator == 2 || denominator == 4 || denominator == 8;
 }
@@ -104,11 +114,7 @@ ci_status ci_jpeg_read_info(const uint8_t *bytes, size_t count, unsigned scale_d
     }
     struct jpeg_decompress_struct decoder;
     jpeg_failure failure;
-    memset(&failure, 0, sizeof failure);
-    failure.info = info;
-    decoder.err = jpeg_std_error(&failure.manager);
-    failure.manager.error_exit = jump_out;
-    failure.manager.emit_message = note_message;
+    route_errors(&decoder, &failure, info);
     if (setjmp(failure.jump)) {
         jpeg_destroy_decompress(&decoder);
         return failure.saw_end_of_data ? CI_STATUS_TRUNCATED : status_for(&failure);
@@ -144,11 +150,7 @@ ci_status ci_jpeg_decode_rgba(const uint8_t *bytes, size_t count, unsigned scale
     if (!valid_scale(scale_denominator)) return CI_STATUS_BAD_ARGUMENT;
     struct jpeg_decompress_struct decoder;
     jpeg_failure failure;
-    memset(&failure, 0, sizeof failure);
-    failure.info = info;
-    decoder.err = jpeg_std_error(&failure.manager);
-    failure.manager.error_exit = jump_out;
-    failure.manager.emit_message = note_message;
+    route_errors(&decoder, &failure, info);
     if (setjmp(failure.jump)) {
         jpeg_destroy_decompress(&decoder);
         return failure.saw_end_of_data ? CI_STATUS_TRUNCATED : status_for(&failure);

@@ -19,22 +19,24 @@ struct UntrustedImageTests {
         }
     }
 
-    /// Headers that promise 65,000 × 65,000 pixels (16 GiB of RGBA) with a few hundred bytes: refused at once, under
-    /// the default limit of 64 megapixels.
+    /// Headers that promise 100,000 × 100,000 pixels (PNG; 40 GB of RGBA) and 65,000 × 65,000 (JPEG's most) with a
+    /// few hundred bytes: refused at once under the default limit of 64 megapixels, before any pixel buffer exists
+    /// (the process's peak resident size does not move).
     @Test func aDecompressionBombIsRefusedUnderTheDefaultLimit() throws {
         var png = Array(try PillowReference.entry("png-rgb8").data())
         // IHDR's width and height are bytes 16..<24; its CRC (over type and data) follows at 29.
-        png.replaceSubrange(16..<24, with: [0, 0, 0xFD, 0xE8, 0, 0, 0xFD, 0xE8])
+        png.replaceSubrange(16..<24, with: bigEndian(100_000) + bigEndian(100_000))
         png.replaceSubrange(29..<33, with: bigEndian(crc32(png[12..<29])))
         var jpeg = Array(try PillowReference.entry("jpeg-baseline").data())
         let frame = try #require(startOfFrame(in: jpeg), "no SOF marker")
         jpeg.replaceSubrange((frame + 5)..<(frame + 9), with: [0xFD, 0xE8, 0xFD, 0xE8])
-        for (format, data) in [(ImageFormat.png, png), (.jpeg, jpeg)] {
-            let started = ContinuousClock.now
+        for (format, data, side) in [(ImageFormat.png, png, 100_000), (.jpeg, jpeg, 65_000)] {
+            let started = ContinuousClock.now, peak = peakResidentBytes()
             let error = try #require(throws: ImageDecodingError.self) { try ImageDecoder().decode(data) }
             #expect(error.format == format)
-            #expect(error.reason == .tooManyPixels(width: 65_000, height: 65_000, limit: ImageDecodingOptions.defaultMaximumPixelCount))
+            #expect(error.reason == .tooManyPixels(width: side, height: side, limit: ImageDecodingOptions.defaultMaximumPixelCount))
             #expect(ContinuousClock.now - started < .seconds(1))
+            #expect(peakResidentBytes() - peak < 16 << 20, "the peak resident size grew")
         }
     }
 
@@ -166,6 +168,13 @@ func firstImageDescriptor(inGIF gif: [UInt8]) -> Int? {
 /// The offset of a JPEG's baseline or progressive start-of-frame marker (FFC0 or FFC2).
 func startOfFrame(in jpeg: [UInt8]) -> Int? {
     jpeg.indices.dropLast().first { jpeg[$0] == 0xFF && (jpeg[$0 + 1] == 0xC0 || jpeg[$0 + 1] == 0xC2) }
+}
+
+/// The process's peak resident size so far (getrusage's `ru_maxrss`, KiB on Linux), in bytes.
+func peakResidentBytes() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_maxrss * 1024
 }
 
 func bigEndian(_ value: UInt32) -> [UInt8] {

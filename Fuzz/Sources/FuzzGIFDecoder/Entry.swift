@@ -1,10 +1,6 @@
 /// libFuzzer entry point: the input as a GIF through CourierImage's decoder and giflib (frames composed with their
-/// disposal methods); the first byte asks for the first frame only. A result is a typed error or frames matching
-/// the size, within the pixel limit (small, so that a run stays fast).
+/// disposal methods); see `checkAnimatedDecoding`.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    guard let start, count > 0 else { return 0 }
-    let bytes = UnsafeRawBufferPointer(start: start, count: count)
-    checkDecoding(bytes, options: ImageDecodingOptions(maximumPixelCount: 1 << 20, decodesFirstFrameOnly: bytes[0] & 1 == 1))
-    return 0
+    checkAnimatedDecoding(start, count)
 }
