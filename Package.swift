@@ -191,7 +191,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CourierImageTests",
-            dependencies: ["CourierImage"],
+            dependencies: ["Courier", "CourierImage"],
             swiftSettings: sanitized,
             linkerSettings: sanitizedLink
         ),

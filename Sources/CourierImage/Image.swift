@@ -1,3 +1,7 @@
+#if canImport(Courier)
+import Courier
+#endif
+
 /// A decoded image: its size, where it came from, and its pixels.
 ///
 /// Pixels are 8-bit RGBA: four bytes a pixel (red, green, blue, alpha), alpha straight (not premultiplied), rows

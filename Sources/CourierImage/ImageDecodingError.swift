@@ -1,3 +1,7 @@
+#if canImport(Courier)
+import Courier
+#endif
+
 /// Why an image could not be decoded: the format (when it was recognized) and the reason.
 ///
 /// Every image is untrusted input: a truncated, corrupt, oversized or unsupported image is this error, never a
@@ -47,6 +51,6 @@ public struct ImageDecodingError: Error, Sendable, Hashable, CustomStringConvert
             "\(decoded + 1) frames of \(width)x\(height) are more pixels than the limit of \(limit)"
         case .outOfMemory: "the decoder ran out of memory"
         }
-        return format.map { "\($0): \(why)" } ?? why
+        return format.map { "\($0.name): \(why)" } ?? why
     }
 }

@@ -1,3 +1,7 @@
+#if canImport(Courier)
+import Courier
+#endif
+
 /// How ``ImageDecoder`` decodes.
 public struct ImageDecodingOptions: Sendable, Hashable {
     /// The default limit on an image's pixels: 64 megapixels (64 × 2²⁰ = 67,108,864 pixels, 256 MiB of RGBA).

@@ -1,3 +1,4 @@
+import Courier
 import CourierImage
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import Courier
 import CourierImage
 import Foundation
 import Testing
@@ -115,6 +116,14 @@ struct UntrustedImageTests {
     @Test func unknownFormatsAndCutHeadersAreNamed() throws {
         let text = try #require(throws: ImageDecodingError.self) { try ImageDecoder().decode(Array("<html>".utf8)) }
         #expect(text.reason == .unrecognizedFormat && text.format == nil)
+        // A 1 × 1, 24-bit BMP: a format Courier's header reader knows, named as one this decoder does not decode.
+        func littleEndian(_ value: UInt32) -> [UInt8] { bigEndian(value).reversed() }
+        let bmp: [UInt8] = Array("BM".utf8) + littleEndian(58) + [0, 0, 0, 0] + littleEndian(54)
+            + littleEndian(40) + littleEndian(1) + littleEndian(1) + [1, 0, 24, 0] + littleEndian(0) + littleEndian(4)
+            + littleEndian(2835) + littleEndian(2835) + littleEndian(0) + littleEndian(0) + [0, 0, 255, 0]
+        let unsupported = try #require(throws: ImageDecodingError.self) { try ImageDecoder().decode(bmp) }
+        #expect(unsupported.format == .bmp && unsupported.reason == .unsupported("decoding BMP"), "\(unsupported)")
+        #expect(unsupported.description == "BMP: decoding BMP is not supported")
         let empty = try #require(throws: ImageDecodingError.self) { try ImageDecoder().decode([UInt8]()) }
         #expect(empty.reason == .unrecognizedFormat)
         let gif = try #require(throws: ImageDecodingError.self) { try ImageDecoder().decode(Array("GIF89a\u{1}\0\u{1}\0".utf8)) }

@@ -1,4 +1,7 @@
 #if canImport(CImageCodecs)
+#if canImport(Courier)
+import Courier
+#endif
 import CImageCodecs
 
 /// Reads an animation's frames through a `ci_animation` (GIF, animated WebP), within the pixel limit for all of

@@ -1,4 +1,7 @@
 #if canImport(CImageCodecs)
+#if canImport(Courier)
+import Courier
+#endif
 import CImageCodecs
 
 /// GIF through giflib (Sources/CImageCodecs/gif_decoder.c): every frame composed on the logical screen, a still

@@ -1,4 +1,7 @@
 #if !canImport(CImageCodecs) && canImport(ImageIO)
+#if canImport(Courier)
+import Courier
+#endif
 import CoreGraphics
 import ImageIO
 

@@ -1,4 +1,7 @@
 #if canImport(CImageCodecs)
+#if canImport(Courier)
+import Courier
+#endif
 import CImageCodecs
 
 /// JPEG through libjpeg-turbo (Sources/CImageCodecs/jpeg_decoder.c).

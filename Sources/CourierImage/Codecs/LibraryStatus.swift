@@ -1,4 +1,7 @@
 #if canImport(CImageCodecs)
+#if canImport(Courier)
+import Courier
+#endif
 import CImageCodecs
 
 /// A `ci_status` from the C boundary (Sources/CImageCodecs) as an ``ImageDecodingError``.

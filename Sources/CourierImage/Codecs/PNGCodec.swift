@@ -1,4 +1,7 @@
 #if canImport(CImageCodecs)
+#if canImport(Courier)
+import Courier
+#endif
 import CImageCodecs
 
 /// PNG through libpng (Sources/CImageCodecs/png_decoder.c).

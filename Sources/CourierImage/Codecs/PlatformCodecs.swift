@@ -1,3 +1,7 @@
+#if canImport(Courier)
+import Courier
+#endif
+
 /// The decoders this platform has: the C libraries on Linux, ImageIO on Apple platforms.
 enum PlatformCodecs {
     static func decode(_ buffer: UnsafeRawBufferPointer, format: ImageFormat, options: ImageDecodingOptions) throws(ImageDecodingError) -> DecodedPixels {
@@ -7,6 +11,7 @@ enum PlatformCodecs {
         case .png: return try PNGCodec.decode(buffer, options: options)
         case .webp: return try WebPCodec.decode(buffer, options: options)
         case .gif: return try GIFCodec.decode(buffer, options: options)
+        case .bmp, .tiff, .ico: throw ImageDecodingError(format: format, reason: .unsupported("decoding \(format.name)"))
         }
         #elseif canImport(ImageIO)
         return try ImageIOCodec.decode(buffer, format: format, options: options)

@@ -1,4 +1,7 @@
 #if canImport(CImageCodecs)
+#if canImport(Courier)
+import Courier
+#endif
 import CImageCodecs
 
 /// WebP through libwebp (Sources/CImageCodecs/webp_decoder.c): a still image in one call, an animation a frame at a

@@ -1,3 +1,7 @@
+#if canImport(Courier)
+import Courier
+#endif
+
 /// Decodes JPEG, PNG, WebP and GIF bytes to an ``Image`` of RGBA pixels (every frame of an animation).
 ///
 /// The format is read from the bytes (``ImageFormat/init(sniffing:)``). The header's size is checked against
@@ -36,6 +40,10 @@ public struct ImageDecoder: Sendable {
     /// - Throws: ``ImageDecodingError``.
     public func decode(_ buffer: UnsafeRawBufferPointer) throws(ImageDecodingError) -> Image {
         guard let format = ImageFormat(sniffing: buffer) else {
+            // A format Courier's header reader knows but no decoder here does (BMP, TIFF, ICO) is named as such.
+            if buffer.count >= 2, let other = try? ImageHeader.parse(Array(buffer.prefix(64 << 10))).format {
+                throw ImageDecodingError(format: other, reason: .unsupported("decoding \(other.name)"))
+            }
             throw ImageDecodingError(format: nil, reason: .unrecognizedFormat)
         }
         let decoded = try PlatformCodecs.decode(buffer, format: format, options: options)

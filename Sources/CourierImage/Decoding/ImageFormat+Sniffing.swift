@@ -1,16 +1,12 @@
-/// The encoded formats CourierImage recognizes, read from an image's first bytes.
-public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// JPEG (JFIF or EXIF): baseline or progressive, greyscale, YCbCr or CMYK.
-    case jpeg
-    /// PNG: any bit depth and colour type, interlaced or not.
-    case png
-    /// GIF: every frame, composed as browsers show them, with its delay.
-    case gif
-    /// WebP: lossy, lossless, with alpha, animated.
-    case webp
+#if canImport(Courier)
+import Courier
+#endif
 
-    /// The format `bytes` start with, or `nil` when they start like none of these. A `Content-Type` is not
-    /// consulted: servers send the wrong one often enough.
+// CourierImage names formats with Courier's `ImageFormat` (the one `ImageResponseSerializer`'s header reader uses),
+// so that an app importing both sees one type.
+extension ImageFormat {
+    /// The format `bytes` start with, among those ``ImageDecoder`` decodes (JPEG, PNG, WebP, GIF), or `nil`. A
+    /// `Content-Type` is not consulted: servers send the wrong one often enough.
     public init?(sniffing bytes: some Collection<UInt8>) {
         var header = [UInt8]()
         header.reserveCapacity(12)
@@ -28,13 +24,16 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         }
     }
 
-    /// `JPEG`, `PNG`, `GIF` or `WebP`: how error messages name the format.
-    public var description: String {
+    /// The format as error messages name it: `JPEG`, `PNG`, `GIF`, `WebP`, `BMP`, `TIFF`, `ICO`.
+    public var name: String {
         switch self {
         case .jpeg: "JPEG"
         case .png: "PNG"
         case .gif: "GIF"
         case .webp: "WebP"
+        case .bmp: "BMP"
+        case .tiff: "TIFF"
+        case .ico: "ICO"
         }
     }
 }

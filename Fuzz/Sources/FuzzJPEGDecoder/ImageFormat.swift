@@ -1,1 +1,0 @@
-../../../Sources/CourierImage/ImageFormat.swift

@@ -1,0 +1,1 @@
+../../../Sources/Courier/Serialization/Response/ImageHeader.swift
