@@ -5,6 +5,7 @@ import PackageDescription
 //   swift package benchmark                               # micro and macro benchmarks (package-benchmark)
 //   swift package benchmark thresholds check              # fails when a p90 regresses past Thresholds/
 //   swift build -c release --product bench-client         # the client scripts/bench-compare drives
+//   swift build -c release --product bench-image          # the decoder scripts/bench-images drives
 let package = Package(
     name: "CourierBenchmarks",
     platforms: [.macOS(.v15)],
@@ -27,6 +28,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Decoding throughput and the scaled-thumbnail path for scripts/bench-images (against Pillow).
+        .executableTarget(
+            name: "bench-image",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierImage", package: "Courier"),
             ]
         ),
         .executableTarget(
