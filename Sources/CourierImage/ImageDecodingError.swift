@@ -9,7 +9,7 @@ import Courier
 public struct ImageDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.
     public enum Reason: Sendable, Hashable {
-        /// The bytes start like no format CourierImage knows (see ``ImageFormat``).
+        /// The bytes start like no format CourierImage knows (see `ImageFormat`).
         case unrecognizedFormat
         /// A format, or a feature of one, this build does not decode; the text names it.
         case unsupported(String)

@@ -4,7 +4,7 @@ import Courier
 
 /// Decodes JPEG, PNG, WebP and GIF bytes to an ``Image`` of RGBA pixels (every frame of an animation).
 ///
-/// The format is read from the bytes (``ImageFormat/init(sniffing:)``). The header's size is checked against
+/// The format is read from the bytes (`ImageFormat.init(sniffing:)`). The header's size is checked against
 /// ``ImageDecodingOptions/maximumPixelCount`` before any pixel buffer is allocated, and every failure is an
 /// ``ImageDecodingError`` naming the format and the reason. On Linux the pixels come from the system's
 /// libjpeg-turbo, libpng, libwebp and giflib (Debian: `apt-get install libjpeg62-turbo-dev libpng-dev libwebp-dev
@@ -15,8 +15,7 @@ import Courier
 /// Decoding is synchronous and takes CPU time in proportion to the pixels: call it from a task or a thread of your
 /// own, never from a SwiftNIO event loop.
 public struct ImageDecoder: Sendable {
-    /// How this decoder decodes. Default ``ImageDecodingOptions/init(maximumPixelCount:minimumSize:appliesOrientation:)``'s
-    /// defaults.
+    /// How this decoder decodes. Default: `ImageDecodingOptions()`'s defaults.
     public var options: ImageDecodingOptions
 
     /// A decoder with `options`.

@@ -8,7 +8,7 @@ import FoundationNetworking
 
 /// Downloads, decodes, processes and caches images (AFNetworking's `AFImageDownloader`).
 ///
-/// - **Through a Courier session**: the HTTP cache (originals on disk when the session's ``HTTPCache`` has a
+/// - **Through a Courier session**: the HTTP cache (originals on disk when the session's `HTTPCache` has a
 ///   directory, honouring their `Cache-Control`), cookies, retries, interceptors and tracing all apply.
 /// - **Coalescing**: callers asking for the same URL with the same processor while it is in flight share one
 ///   download and one decode. Each caller can cancel its own wait (cancel its task); the download is cancelled only

@@ -6,11 +6,11 @@ import FoundationNetworking
 #endif
 
 /// AFNetworking 2.0's `AFImageResponseSerializer` with `automaticallyInflatesResponseImage`: validates the response
-/// as ``ImageResponseSerializer`` does, then decodes the pixels as the response is serialized — in the task's own
+/// as `ImageResponseSerializer` does, then decodes the pixels as the response is serialized — in the task's own
 /// task, never on the completion queue — and returns a ``DecodedResponseImage``. For sessions and operations alike
 /// (set it as the manager's or the operation's `responseSerializer`).
 ///
-/// With ``automaticallyInflatesResponseImage`` off it returns what ``ImageResponseSerializer`` does (a
+/// With ``automaticallyInflatesResponseImage`` off it returns what `ImageResponseSerializer` does (a
 /// `ReceivedImage`: the bytes and their header, decoded later with ``ImageDecoder``).
 ///
 /// Thread safety: its settings are behind a `Mutex`, as its superclass's are (`@unchecked Sendable` is inherited

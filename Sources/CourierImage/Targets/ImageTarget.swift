@@ -90,8 +90,13 @@ extension ImageTarget {
     /// With `success`, the image is handed to it instead of ``display(_:)`` (show it yourself); `failure` receives
     /// errors (a cancelled load calls neither).
     /// - Parameters:
+    ///   - request: The image's request.
+    ///   - placeholder: Shown at once unless the image is cached. Default `nil` (nothing shown).
     ///   - processor: Applied to the image before it is cached and shown. Default none.
     ///   - downloader: Default ``ImageDownloader/shared``.
+    ///   - completionQueue: Where the image is shown and the blocks run. Default the main queue.
+    ///   - success: Receives the image instead of ``display(_:)``. Default `nil`.
+    ///   - failure: Receives an error other than a cancellation. Default `nil`.
     public func setImage(
         with request: URLRequest,
         placeholder: Image? = nil,
