@@ -46,12 +46,23 @@ struct ImageDownloaderTests {
     }
 
     /// The order in which downloads finished.
-    final class FinishOrder: Sendable {
-        let names = Mutex<[String]>([])
+    /// Records the files in the order their requests start: a slot granted starts the session's exchange, which
+    /// adapts the request first. (The order callers are answered in is not it: a download's slot is free once it is
+    /// decoded, so the next download may finish before the previous caller's task runs again.)
+    final class StartOrder: RequestInterceptor {
+        let files = Mutex<[String]>([])
+
+        func adapt(_ request: URLRequest, for attempt: RequestAttempt) async throws -> URLRequest {
+            if let file = request.url?.lastPathComponent { files.withLock { $0.append(file) } }
+            return request
+        }
     }
 
-    static func downloader(maximumActiveDownloads: Int = 4, prioritization: ImageDownloadPrioritization = .fifo) throws -> ImageDownloader {
-        ImageDownloader(session: try NginxInterop.sessionManager(), maximumActiveDownloads: maximumActiveDownloads, prioritization: prioritization)
+    static func downloader(
+        maximumActiveDownloads: Int = 4, prioritization: ImageDownloadPrioritization = .fifo, interceptors: [any RequestInterceptor] = []
+    ) throws -> ImageDownloader {
+        let session = try NginxInterop.sessionManager { $0.interceptors = interceptors }
+        return ImageDownloader(session: session, maximumActiveDownloads: maximumActiveDownloads, prioritization: prioritization)
     }
 
     @Test func identicalRequestsShareOneDownloadAndOneDecode() async throws {
@@ -135,23 +146,23 @@ struct ImageDownloaderTests {
     func queuedDownloadsStartByPriorityThenInTheirOrder(_ prioritization: ImageDownloadPrioritization) async throws {
         let first = try ServedImage.write("order-first-\(UUID().uuidString).png", width: 600, height: 600, seed: 20)
         let queued = try (0..<3).map { try ServedImage.write("order-\($0)-\(UUID().uuidString).png", width: 20, height: 20, seed: 21 + $0, slow: false) }
-        let downloader = try Self.downloader(maximumActiveDownloads: 1, prioritization: prioritization)
-        let finished = FinishOrder()
+        let started = StartOrder()
+        let downloader = try Self.downloader(maximumActiveDownloads: 1, prioritization: prioritization, interceptors: [started])
         let running = Task { _ = try await downloader.image(from: try NginxInterop.url(first.path)) }
         #expect(await eventually { downloader.activeDownloadCount == 1 })
         var tasks: [Task<Void, any Error>] = []
+        var names: [String: String] = [URL(fileURLWithPath: first.path).lastPathComponent: "A"]
         for (name, served, priority) in [("B", queued[0], ImageDownloadPriority.normal), ("C", queued[1], .normal), ("D", queued[2], .high)] {
             let url = try NginxInterop.url(served.path)
-            tasks.append(Task {
-                _ = try await downloader.image(from: url, priority: priority)
-                finished.names.withLock { $0.append(name) }
-            })
+            names[url.lastPathComponent] = name
+            tasks.append(Task { _ = try await downloader.image(from: url, priority: priority) })
             let queuedSoFar = tasks.count
             #expect(await eventually { downloader.queuedDownloadCount == queuedSoFar })
         }
         try await running.value
         for task in tasks { try await task.value }
-        #expect(finished.names.withLock { $0 } == (prioritization == .fifo ? ["D", "B", "C"] : ["D", "C", "B"]))
+        let order = started.files.withLock { $0 }.map { names[$0] ?? $0 }
+        #expect(order == (prioritization == .fifo ? ["A", "D", "B", "C"] : ["A", "D", "C", "B"]))
     }
 
     @Test func aCachedImageIsReturnedWithoutARequest() async throws {

@@ -275,9 +275,10 @@ enum NginxInterop {
     }
 
     /// An ephemeral session manager trusting nginx's CA, completing on the session tests' queue.
-    static func sessionManager() throws -> URLSessionManager {
+    static func sessionManager(configure: (inout SessionConfiguration) -> Void = { _ in }) throws -> URLSessionManager {
         var configuration = SessionConfiguration.ephemeral
         configuration.securityPolicy = try policy()
+        configure(&configuration)
         let manager = URLSessionManager(configuration: configuration)
         manager.completionQueue = SessionFixtures.completionQueue
         return manager
