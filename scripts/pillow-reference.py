@@ -7,7 +7,7 @@ import random
 import sys
 
 import png as pypng
-from PIL import Image, ImageOps
+from PIL import Image, ImageFile, ImageOps
 
 WIDTH, HEIGHT = 97, 61  # odd sizes: partial JPEG blocks and PNG bytes that end mid-row
 
@@ -207,6 +207,39 @@ def resizes(writer):
                    resize=list(size))
 
 
+def previews(folder):
+    """Progressive JPEGs cut where each scan ends (at the next scan's SOS marker), and Pillow's decoding of each cut
+    (Pillow decodes the scans a truncated file holds when LOAD_TRUNCATED_IMAGES is set; a file cut inside a marker
+    segment or a scan it shows as black, so those cuts have no reference): what a preview of the bytes so far shows.
+    Each entry also lists where the file's scans start. In previews.json."""
+    entries = []
+    ImageFile.LOAD_TRUNCATED_IMAGES = True
+    try:
+        for name, orientation in [("preview", 1), ("preview-orientation-6", 6)]:
+            exif = Image.Exif()
+            exif[0x0112] = orientation
+            data = encoded(content("RGB", 160, 100, seed=3), "JPEG", quality=90, progressive=True, exif=exif.tobytes())
+            with open(os.path.join(folder, name + ".jpg"), "wb") as handle:
+                handle.write(data)
+            # Pillow writes no SOS bytes inside other segments or entropy-coded data (0xFF is stuffed there).
+            starts = []
+            index = data.find(b"\xff\xda")
+            while index >= 0:
+                starts.append(index)
+                index = data.find(b"\xff\xda", index + 2)
+            for cut in starts[1:] + [len(data)]:
+                reference = f"{name}-{cut}.rgba"
+                with open(os.path.join(folder, reference), "wb") as handle:
+                    handle.write(shown(decoded(data[:cut])).tobytes())
+                entries.append({"name": f"{name}-{cut}", "file": name + ".jpg", "cut": cut, "scanStarts": starts,
+                                "reference": reference})
+    finally:
+        ImageFile.LOAD_TRUNCATED_IMAGES = False
+    with open(os.path.join(folder, "previews.json"), "w") as handle:
+        json.dump(entries, handle, indent=1)
+    return len(entries)
+
+
 def noise(path, width, height, seed):
     """A PNG of random pixels (it does not compress: about 3 bytes a pixel), and its RGBA beside it."""
     rng = random.Random(seed)
@@ -216,12 +249,26 @@ def noise(path, width, height, seed):
         handle.write(image.convert("RGBA").tobytes())
 
 
+def progressive(path, width, height, seed):
+    """A progressive JPEG of noise over a gradient (it compresses little, so it takes a while to arrive), and
+    Pillow's RGBA for it beside it."""
+    random.seed(seed)
+    size = (width, height)
+    channels = [Image.effect_noise(size, 40 + seed % 20), Image.linear_gradient("L").resize(size), Image.effect_noise(size, 25)]
+    data = encoded(Image.merge("RGB", channels), "JPEG", quality=95, progressive=True)
+    with open(path, "wb") as handle:
+        handle.write(data)
+    with open(path + ".rgba", "wb") as handle:
+        handle.write(shown(decoded(data)).tobytes())
+
+
 def main():
-    if len(sys.argv) == 6 and sys.argv[1] == "noise":
-        noise(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+    if len(sys.argv) == 6 and sys.argv[1] in ("noise", "progressive"):
+        make = noise if sys.argv[1] == "noise" else progressive
+        make(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
         return
     if len(sys.argv) != 3 or sys.argv[1] != "generate":
-        sys.exit("usage: pillow-reference generate DIR | noise FILE WIDTH HEIGHT SEED")
+        sys.exit("usage: pillow-reference generate DIR | noise FILE WIDTH HEIGHT SEED | progressive FILE WIDTH HEIGHT SEED")
     folder = sys.argv[2]
     os.makedirs(folder, exist_ok=True)
     writer = Writer(folder)
@@ -231,7 +278,8 @@ def main():
     gifs(writer)
     resizes(writer)
     writer.finish()
-    print(f"{len(writer.entries)} images with Pillow {Image.__version__}")
+    cuts = previews(folder)
+    print(f"{len(writer.entries)} images and {cuts} preview cuts with Pillow {Image.__version__}")
 
 
 main()

@@ -99,8 +99,10 @@ struct PixelComparison: CustomStringConvertible {
         }
     }
 
+    /// The mean difference over every channel compared.
+    var mean: Double { count == 0 ? 0 : Double(total) / Double(count) }
+
     var description: String {
-        let mean = count == 0 ? 0 : Double(total) / Double(count)
         let at = first.map { " (e.g. at \($0.x),\($0.y): ours \($0.ours), Pillow's \($0.theirs))" } ?? ""
         return "largest difference \(largest), mean \(String(format: "%.3f", mean))\(at)"
     }

@@ -61,6 +61,29 @@ enum PillowReference {
     /// The resizing references.
     static var resizes: [Entry] { ((try? manifest.get()) ?? []).filter { $0.resize != nil } }
 
+    /// A progressive JPEG cut short, and Pillow's decoding of the cut (written into previews.json).
+    struct PreviewCut: Decodable, Sendable, CustomTestStringConvertible {
+        let name: String
+        let file: String
+        /// How many of the file's bytes the cut keeps: up to a scan's SOS marker, or all of them.
+        let cut: Int
+        /// Where each of the file's scans starts (its SOS marker).
+        let scanStarts: [Int]
+        let reference: String
+
+        var testDescription: String { name }
+
+        func data() throws -> Data { try Data(contentsOf: PillowReference.folder.appendingPathComponent(file)) }
+        func referencePixels() throws -> [UInt8] { Array(try Data(contentsOf: PillowReference.folder.appendingPathComponent(reference))) }
+    }
+
+    /// The preview cuts (none when the script failed).
+    static var previewCuts: [PreviewCut] {
+        guard (try? manifest.get()) != nil,
+              let data = try? Data(contentsOf: folder.appendingPathComponent("previews.json")) else { return [] }
+        return (try? JSONDecoder().decode([PreviewCut].self, from: data)) ?? []
+    }
+
     static func entry(_ name: String) throws -> Entry {
         try #require(entries.first { $0.name == name }, "no reference image \(name)")
     }

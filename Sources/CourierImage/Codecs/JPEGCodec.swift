@@ -6,7 +6,11 @@ import CImageCodecs
 
 /// JPEG through libjpeg-turbo (Sources/CImageCodecs/jpeg_decoder.c).
 enum JPEGCodec {
-    static func decode(_ buffer: UnsafeRawBufferPointer, options: ImageDecodingOptions) throws(ImageDecodingError) -> DecodedPixels {
+    /// Decodes the JPEG in `buffer`. With `allowsTruncation`, data that ends early decodes to what it holds (for a
+    /// progressive image, its scans so far: a preview) instead of failing.
+    static func decode(
+        _ buffer: UnsafeRawBufferPointer, options: ImageDecodingOptions, allowsTruncation: Bool = false
+    ) throws(ImageDecodingError) -> DecodedPixels {
         guard let bytes = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             throw ImageDecodingError(format: .jpeg, reason: .truncated)
         }
@@ -20,7 +24,7 @@ enum JPEGCodec {
         }
         let size = ImageSize(width: Int(info.width), height: Int(info.height))
         let (status, pixels) = LibraryStatus.pixels(of: size) { pixels, count in
-            ci_jpeg_decode_rgba(bytes, buffer.count, denominator, 0, pixels, count, &info)
+            ci_jpeg_decode_rgba(bytes, buffer.count, denominator, allowsTruncation ? 1 : 0, pixels, count, &info)
         }
         try LibraryStatus.check(status, info, format: .jpeg)
         return DecodedPixels(size: size, pixels: pixels)

@@ -45,7 +45,41 @@ public struct ImageDecoder: Sendable {
             }
             throw ImageDecodingError(format: nil, reason: .unrecognizedFormat)
         }
-        let decoded = try PlatformCodecs.decode(buffer, format: format, options: options)
+        return shown(try PlatformCodecs.decode(buffer, format: format, options: options), format: format, from: buffer)
+    }
+
+    /// A preview of a progressive JPEG whose bytes are still arriving: the scans in `bytes` (the image's first
+    /// bytes) decoded at the image's full size (or its ``ImageDecodingOptions/minimumSize`` scale), with its
+    /// orientation applied, as a browser shows the image while it loads. Each further scan sharpens it; the last
+    /// one gives the image itself.
+    ///
+    /// `nil` when there is nothing to show yet (the header has not all arrived), when the bytes are not a JPEG, and
+    /// on Apple platforms (ImageIO's incremental decoding is not wired up). A failure is not reported here: the
+    /// decode of the whole image reports it. ``ImageDownloader`` calls this after each scan of a progressive JPEG
+    /// when a caller asks for previews.
+    public func decodePreview(_ bytes: some Collection<UInt8>) -> Image? {
+        #if canImport(CImageCodecs)
+        let preview = bytes.withContiguousStorageIfAvailable { buffer in decodePreview(UnsafeRawBufferPointer(buffer)) }
+        if let preview { return preview }
+        return Array(bytes).withUnsafeBytes { buffer in decodePreview(buffer) }
+        #else
+        return nil
+        #endif
+    }
+
+    #if canImport(CImageCodecs)
+    private func decodePreview(_ buffer: UnsafeRawBufferPointer) -> Image? {
+        guard ImageFormat(sniffing: buffer) == .jpeg else { return nil }
+        var tracker = JPEGScanTracker()
+        tracker.advance(over: buffer)
+        let decodable = UnsafeRawBufferPointer(rebasing: buffer[..<tracker.decodableLength(of: buffer.count)])
+        guard let decoded = try? JPEGCodec.decode(decodable, options: options, allowsTruncation: true) else { return nil }
+        return shown(decoded, format: .jpeg, from: decodable)
+    }
+    #endif
+
+    /// The decoded pixels as an ``Image``, turned by the JPEG's EXIF orientation when the options apply it.
+    private func shown(_ decoded: DecodedPixels, format: ImageFormat, from buffer: UnsafeRawBufferPointer) -> Image {
         var image = Image(checkedWidth: decoded.size.width, height: decoded.size.height, format: format, frames: decoded.frames)
         if options.appliesOrientation, format == .jpeg, let orientation = EXIFOrientation(jpeg: buffer), orientation != .up {
             image = orientation.applied(to: image)

@@ -33,9 +33,15 @@ public final class ImageDownloader: Sendable {
     private let pool: NIOThreadPool
     private let state = Mutex(State())
 
+    /// A caller waiting for a download: its answer, and where its previews go when it asked for them.
+    private struct Waiter {
+        let continuation: CheckedContinuation<Image, any Error>
+        let previews: (@Sendable (Image) -> Void)?
+    }
+
     private struct Download {
         let generation: UInt64
-        var waiters: [UInt64: CheckedContinuation<Image, any Error>] = [:]
+        var waiters: [UInt64: Waiter] = [:]
         var task: Task<Void, Never>?
     }
 
@@ -77,16 +83,32 @@ public final class ImageDownloader: Sendable {
     /// Downloads waiting for a slot.
     public var queuedDownloadCount: Int { slots.waiting }
 
-    /// The image for `url` (see ``image(for:processor:priority:)``).
-    public func image(from url: URL, processor: (any ImageProcessor)? = nil, priority: ImageDownloadPriority = .normal) async throws -> Image {
-        try await image(for: URLRequest(url: url), processor: processor, priority: priority)
+    /// The image for `url` (see ``image(for:processor:priority:previews:)``).
+    public func image(
+        from url: URL, processor: (any ImageProcessor)? = nil, priority: ImageDownloadPriority = .normal,
+        previews: (@Sendable (Image) -> Void)? = nil
+    ) async throws -> Image {
+        try await image(for: URLRequest(url: url), processor: processor, priority: priority, previews: previews)
     }
 
     /// The image `request` loads, decoded and changed by `processor`: from the cache when it is there, else by
     /// joining the same download in flight or starting one.
+    /// - Parameters:
+    ///   - request: The request; its URL (with `processor`'s identifier) names the download and the cached image.
+    ///   - processor: Changes the decoded image (and each preview) before it is cached and returned. Default none.
+    ///   - priority: Where the download queues while ``maximumActiveDownloads`` run. Default `.normal`.
+    ///   - previews: Called with a preview of a progressive JPEG each time another of its scans has arrived (see
+    ///     ``ImageDecoder/decodePreview(_:)``), processed by `processor`, on a thread of the decoding pool, one at a
+    ///     time, never after this call returns. A download streams its body to make previews when one of the
+    ///     callers waiting for it as it starts (when it gets its slot) asked for them; a caller that joins a
+    ///     download already under way gets the previews made after it joined, if any. Other formats, and a cached
+    ///     image, give none. Default `nil`.
     /// - Throws: `CancellationError` when the calling task is cancelled (the download goes on for its other
     ///   callers); ``ImageDownloadError``; ``ImageDecodingError``; the transport's errors.
-    public func image(for request: URLRequest, processor: (any ImageProcessor)? = nil, priority: ImageDownloadPriority = .normal) async throws -> Image {
+    public func image(
+        for request: URLRequest, processor: (any ImageProcessor)? = nil, priority: ImageDownloadPriority = .normal,
+        previews: (@Sendable (Image) -> Void)? = nil
+    ) async throws -> Image {
         guard let identifier = AutoPurgingImageCache.identifier(for: request, processor: processor) else {
             throw ImageDownloadError.missingURL
         }
@@ -98,7 +120,8 @@ public final class ImageDownloader: Sendable {
         do {
             let image = try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Image, any Error>) in
-                    join(identifier, caller: caller, continuation: continuation, request: request, processor: processor, priority: priority)
+                    let waiter = Waiter(continuation: continuation, previews: previews)
+                    join(identifier, caller: caller, waiter: waiter, request: request, processor: processor, priority: priority)
                 }
             } onCancel: {
                 leave(identifier, caller: caller)
@@ -118,25 +141,25 @@ public final class ImageDownloader: Sendable {
 
     /// Adds the caller to the download in flight for `identifier`, or starts one.
     private func join(
-        _ identifier: String, caller: UInt64, continuation: CheckedContinuation<Image, any Error>,
+        _ identifier: String, caller: UInt64, waiter: Waiter,
         request: URLRequest, processor: (any ImageProcessor)?, priority: ImageDownloadPriority
     ) {
         enum Action { case joined, cancelled, start(UInt64) }
         let action: Action = state.withLock { state in
             if state.cancelledEarly.remove(caller) != nil { return .cancelled }
             if state.downloads[identifier] != nil {
-                state.downloads[identifier]?.waiters[caller] = continuation
+                state.downloads[identifier]?.waiters[caller] = waiter
                 return .joined
             }
             state.nextID += 1
             var download = Download(generation: state.nextID)
-            download.waiters[caller] = continuation
+            download.waiters[caller] = waiter
             state.downloads[identifier] = download
             return .start(download.generation)
         }
         switch action {
         case .joined: return
-        case .cancelled: continuation.resume(throwing: CancellationError())
+        case .cancelled: waiter.continuation.resume(throwing: CancellationError())
         case .start(let generation):
             let task = Task {
                 await self.run(identifier, generation: generation, request: request, processor: processor, priority: priority)
@@ -153,15 +176,15 @@ public final class ImageDownloader: Sendable {
 
     /// Removes a cancelled caller; the download is cancelled when it was the last.
     private func leave(_ identifier: String, caller: UInt64) {
-        let (continuation, task): (CheckedContinuation<Image, any Error>?, Task<Void, Never>?) = state.withLock { state in
-            guard let continuation = state.downloads[identifier]?.waiters.removeValue(forKey: caller) else {
+        let (waiter, task): (Waiter?, Task<Void, Never>?) = state.withLock { state in
+            guard let waiter = state.downloads[identifier]?.waiters.removeValue(forKey: caller) else {
                 state.cancelledEarly.insert(caller)
                 return (nil, nil)
             }
-            guard state.downloads[identifier]?.waiters.isEmpty == true else { return (continuation, nil) }
-            return (continuation, state.downloads.removeValue(forKey: identifier)?.task)
+            guard state.downloads[identifier]?.waiters.isEmpty == true else { return (waiter, nil) }
+            return (waiter, state.downloads.removeValue(forKey: identifier)?.task)
         }
-        continuation?.resume(throwing: CancellationError())
+        waiter?.continuation.resume(throwing: CancellationError())
         task?.cancel()
     }
 
@@ -170,29 +193,63 @@ public final class ImageDownloader: Sendable {
         do {
             try await slots.acquire(priority: priority)
             defer { slots.release() }
-            result = .success(try await load(request, processor: processor))
+            let previewing = state.withLock { state in
+                state.downloads[identifier]?.waiters.values.contains { $0.previews != nil } ?? false
+            }
+            if previewing {
+                let previews = PreviewDelivery { [weak self] preview in self?.deliver(preview, for: identifier, generation: generation) }
+                result = .success(try await loadPreviewing(request, processor: processor, previews: previews))
+            } else {
+                result = .success(try await load(request, processor: processor))
+            }
         } catch {
             result = .failure(error)
         }
         if case .success(let image) = result { imageCache?.add(image, withIdentifier: identifier) }
-        let waiters = state.withLock { state -> [CheckedContinuation<Image, any Error>] in
+        let waiters = state.withLock { state -> [Waiter] in
             guard state.downloads[identifier]?.generation == generation else { return [] }
             return Array(state.downloads.removeValue(forKey: identifier)?.waiters.values ?? [:].values)
         }
-        for waiter in waiters { waiter.resume(with: result) }
+        for waiter in waiters { waiter.continuation.resume(with: result) }
+    }
+
+    /// Hands a preview to the callers of the download that asked for previews (outside the lock).
+    private func deliver(_ preview: Image, for identifier: String, generation: UInt64) {
+        let handlers = state.withLock { state -> [@Sendable (Image) -> Void] in
+            guard let download = state.downloads[identifier], download.generation == generation else { return [] }
+            return download.waiters.values.compactMap(\.previews)
+        }
+        for handler in handlers { handler(preview) }
     }
 
     /// Downloads, then decodes and processes on the thread pool.
     private func load(_ request: URLRequest, processor: (any ImageProcessor)?) async throws -> Image {
         let (data, response) = try await session.data(for: request)
-        guard (200..<300).contains(response.statusCode) else {
-            throw ImageDownloadError.unacceptableStatus(response.statusCode, url: response.url ?? request.url ?? URL(fileURLWithPath: "/"))
-        }
+        try check(response, of: request)
+        return try await decoded(data, processor: processor)
+    }
+
+    /// Decodes and processes `data` on the thread pool.
+    func decoded(_ data: Data, processor: (any ImageProcessor)?) async throws -> Image {
         try Task.checkCancellation()
         let decoder = self.decoder
         return try await pool.runIfActive {
             let image = try decoder.decode(data)
             return processor?.process(image) ?? image
+        }
+    }
+
+    /// A preview of `data` (see ``ImageDecoder/decodePreview(_:)``), processed, made on the thread pool.
+    func preview(of data: Data, processor: (any ImageProcessor)?) async -> Image? {
+        let decoder = self.decoder
+        let preview = try? await pool.runIfActive { decoder.decodePreview(data).map { processor?.process($0) ?? $0 } }
+        return preview ?? nil
+    }
+
+    /// Fails a download whose answer is not a success.
+    func check(_ response: HTTPURLResponse, of request: URLRequest) throws {
+        guard (200..<300).contains(response.statusCode) else {
+            throw ImageDownloadError.unacceptableStatus(response.statusCode, url: response.url ?? request.url ?? URL(fileURLWithPath: "/"))
         }
     }
 }

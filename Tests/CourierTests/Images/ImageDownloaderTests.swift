@@ -19,16 +19,17 @@ struct ImageDownloaderTests {
         let size: Int
         let pixels: [UInt8]
 
-        /// Writes `name` (width × height random pixels, under /slow/ unless `slow` is off) into nginx's root.
-        static func write(_ name: String, width: Int, height: Int, seed: Int, slow: Bool = true) throws -> ServedImage {
+        /// Writes `name` (width × height random pixels, under /slow/ unless `slow` is off) into nginx's root: a PNG, or
+        /// with `kind` "progressive" a progressive JPEG of noise over a gradient.
+        static func write(_ name: String, width: Int, height: Int, seed: Int, slow: Bool = true, kind: String = "noise") throws -> ServedImage {
             let root = try #require(NginxInterop.root)
             let path = (slow ? "slow/" : "") + name
             let file = root.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             let script = ExternalServers.scripts + "/pillow-reference"
-            let process = try Process.run(URL(fileURLWithPath: script), arguments: ["noise", file.path, "\(width)", "\(height)", "\(seed)"])
+            let process = try Process.run(URL(fileURLWithPath: script), arguments: [kind, file.path, "\(width)", "\(height)", "\(seed)"])
             process.waitUntilExit()
-            try #require(process.terminationStatus == 0, "scripts/pillow-reference noise failed")
+            try #require(process.terminationStatus == 0, "scripts/pillow-reference \(kind) failed")
             let pixels = Array(try Data(contentsOf: URL(fileURLWithPath: file.path + ".rgba")))
             let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
             return ServedImage(path: path, size: size, pixels: pixels)
@@ -194,6 +195,73 @@ struct ImageDownloaderTests {
         let text = try NginxInterop.url("hello.txt")
         let error = try #require(await #expect(throws: ImageDecodingError.self) { try await downloader.image(from: text) })
         #expect(error.reason == .unrecognizedFormat)
+    }
+
+    /// Issue #34, item 2: a progressive JPEG's previews while it arrives (nginx sends it at 1 MiB/s), each sharper
+    /// than the last, all before the image; a caller without a handler shares the download and gets the image only.
+    @Test func previewsOfAProgressiveJPEGArriveWhileItDownloads() async throws {
+        let served = try ServedImage.write("progressive-\(UUID().uuidString).jpg", width: 1200, height: 800, seed: 50, kind: "progressive")
+        let downloader = try Self.downloader()
+        let probe = NginxInterop.probe()
+        let url = try NginxInterop.url(served.path, probe: probe)
+        let previews = PreviewLog()
+        let previewing = Task {
+            let image = try await downloader.image(from: url) { preview in previews.add(preview) }
+            previews.close()
+            return image
+        }
+        #expect(await eventually { downloader.activeDownloadCount == 1 })
+        let other = try await downloader.image(from: url)
+        let image = try await previewing.value
+        _ = try await NginxInterop.settledAccessLog(probe: probe, count: 1)
+
+        #expect(image == other)
+        let comparison = Self.difference(image.pixels, served.pixels)
+        #expect(image.pixels.count == served.pixels.count && comparison.largest <= 2, "Pillow's pixels differ by \(comparison.largest)")
+        let shown = previews.images.withLock { $0 }
+        try #require(shown.count >= 2, "\(shown.count) previews of a \(served.size)-byte progressive JPEG sent at 1 MiB/s")
+        #expect(shown.allSatisfy { $0.size == image.size })
+        let distances = shown.map { Self.difference($0.pixels, image.pixels).total }
+        #expect(distances.allSatisfy { $0 > 0 }, "a preview was the image itself")
+        #expect(distances.first! > distances.last!, "the previews did not sharpen: \(distances)")
+        #expect(previews.lateCount.load(ordering: .relaxed) == 0, "a preview came after the image")
+
+        // A PNG gives no previews.
+        let png = try ServedImage.write("not-progressive-\(UUID().uuidString).png", width: 40, height: 30, seed: 51, slow: false)
+        let none = PreviewLog()
+        _ = try await downloader.image(from: try NginxInterop.url(png.path)) { none.add($0) }
+        #expect(none.images.withLock { $0.isEmpty })
+    }
+
+    /// The largest and the summed difference of two pixel buffers, channel by channel (a loop over the buffers:
+    /// generic sequence code is slow in a debug build).
+    static func difference(_ ours: [UInt8], _ theirs: [UInt8]) -> (largest: Int, total: Int) {
+        ours.withUnsafeBufferPointer { ours in
+            theirs.withUnsafeBufferPointer { theirs in
+                var largest = 0
+                var total = 0
+                for index in 0..<min(ours.count, theirs.count) {
+                    let difference = abs(Int(ours[index]) - Int(theirs[index]))
+                    total &+= difference
+                    largest = max(largest, difference)
+                }
+                return (largest, total)
+            }
+        }
+    }
+
+    /// The previews a download delivered, and how many came after the caller had its image.
+    final class PreviewLog: Sendable {
+        let images = Mutex<[Image]>([])
+        let closed = Atomic<Bool>(false)
+        let lateCount = Atomic<Int>(0)
+
+        func add(_ image: Image) {
+            if closed.load(ordering: .acquiring) { lateCount.add(1, ordering: .relaxed) }
+            images.withLock { $0.append(image) }
+        }
+
+        func close() { closed.store(true, ordering: .releasing) }
     }
 
     @Test func prefetchedImagesAreCachedAtLowPriority() async throws {
