@@ -1,6 +1,8 @@
 // Decoding figures for scripts/bench-images, one JSON line each (single-threaded, wall clock):
 //   bench-image decode DIR ROUNDS                 # every .jpg/.png/.webp in DIR decoded ROUNDS times: images/s
 //   bench-image thumbnail FILE SIDE ROUNDS        # a JPEG to a SIDE × SIDE thumbnail: DCT-scaled + resize vs full + resize
+//   bench-image download BASE CA COUNT SIDE ACTIVE  # COUNT JPEGs (BASE/N.jpg, over TLS trusting CA) through ImageDownloader
+//                                                 # to SIDE-pixel thumbnails, ACTIVE downloads at a time: images/s, CPU, peak RSS
 import Courier
 import CourierImage
 import Foundation
@@ -51,6 +53,15 @@ case "thumbnail":
     let full = time(ImageDecodingOptions())
     let scaled = time(ImageDecodingOptions(minimumSize: target))
     print("{\"full_seconds\":\(full),\"scaled_seconds\":\(scaled),\"speedup\":\(full / scaled)}")
+case "download":
+    guard arguments.count == 7, let base = URL(string: arguments[2]), let count = Int(arguments[4]), let side = Int(arguments[5]),
+          let active = Int(arguments[6]) else { fail("usage: bench-image download BASE CA COUNT SIDE ACTIVE") }
+    do {
+        print(try await ThumbnailDownloads.run(
+            base: base, certificateAuthority: URL(fileURLWithPath: arguments[3]), count: count, side: side, active: active))
+    } catch {
+        fail("the downloads failed: \(error)")
+    }
 default:
-    fail("usage: bench-image decode DIR ROUNDS | thumbnail FILE SIDE ROUNDS")
+    fail("usage: bench-image decode DIR ROUNDS | thumbnail FILE SIDE ROUNDS | download BASE CA COUNT SIDE ACTIVE")
 }
