@@ -78,6 +78,45 @@ public final class ImageTargetState: Sendable {
         }
         task?.cancel()
     }
+
+    /// One load with `setImageWithURLRequest:placeholderImage:success:failure:`'s rules (see
+    /// ``ImageTarget/setImage(with:placeholder:processor:downloader:completionQueue:success:failure:)``), showing
+    /// through `display`. The target is held weakly by `display` and `target`: a target gone by the time the image
+    /// arrives shows nothing.
+    func load(
+        _ request: URLRequest, placeholder: Image?, processor: (any ImageProcessor)?, downloader: ImageDownloader,
+        completionQueue: DispatchQueue, target: @escaping @Sendable () -> (@Sendable (Image?) -> Void)?,
+        success: (@Sendable (URLRequest, Image) -> Void)?, failure: (@Sendable (URLRequest, any Error) -> Void)?
+    ) {
+        let token = begin()
+        if let identifier = AutoPurgingImageCache.identifier(for: request, processor: processor),
+           let cached = downloader.imageCache?.image(withIdentifier: identifier) {
+            _ = finish(token)
+            if let success { success(request, cached) } else { target()?(cached) }
+            return
+        }
+        target()?(placeholder)
+        let task = Task {
+            let outcome: Result<Image, any Error>
+            do {
+                outcome = .success(try await downloader.image(for: request, processor: processor))
+            } catch is CancellationError {
+                return
+            } catch {
+                outcome = .failure(error)
+            }
+            // Held only across the hop to the queue; a target gone by now shows nothing.
+            guard let display = target() else { return }
+            completionQueue.async {
+                guard self.finish(token) else { return }
+                switch outcome {
+                case .success(let image): if let success { success(request, image) } else { display(image) }
+                case .failure(let error): failure?(request, error)
+                }
+            }
+        }
+        attach(task, to: token)
+    }
 }
 
 extension ImageTarget {
@@ -106,35 +145,14 @@ extension ImageTarget {
         success: (@Sendable (URLRequest, Image) -> Void)? = nil,
         failure: (@Sendable (URLRequest, any Error) -> Void)? = nil
     ) {
-        let state = imageTargetState
-        let token = state.begin()
-        if let identifier = AutoPurgingImageCache.identifier(for: request, processor: processor),
-           let cached = downloader.imageCache?.image(withIdentifier: identifier) {
-            _ = state.finish(token)
-            if let success { success(request, cached) } else { display(cached) }
-            return
-        }
-        display(placeholder)
-        let task = Task { [weak self] in
-            let outcome: Result<Image, any Error>
-            do {
-                outcome = .success(try await downloader.image(for: request, processor: processor))
-            } catch is CancellationError {
-                return
-            } catch {
-                outcome = .failure(error)
-            }
-            // Held only across the hop to the queue; a target gone by now shows nothing.
-            guard let target = self else { return }
-            completionQueue.async {
-                guard state.finish(token) else { return }
-                switch outcome {
-                case .success(let image): if let success { success(request, image) } else { target.display(image) }
-                case .failure(let error): failure?(request, error)
-                }
-            }
-        }
-        state.attach(task, to: token)
+        imageTargetState.load(
+            request, placeholder: placeholder, processor: processor, downloader: downloader, completionQueue: completionQueue,
+            target: { [weak self] () -> (@Sendable (Image?) -> Void)? in
+                guard let self else { return nil }
+                return { image in self.display(image) }
+            },
+            success: success, failure: failure
+        )
     }
 
     /// ``setImage(with:placeholder:processor:downloader:completionQueue:success:failure:)`` for a URL.
