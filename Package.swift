@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
 
 // `COURIER_SANITIZE=thread` or `=address` (`.ci/run`'s sanitizer steps) builds Courier's own targets with that
@@ -12,6 +13,24 @@ let sanitized: [SwiftSetting] = sanitizer.map { [.unsafeFlags(["-sanitize=\($0)"
 let sanitizedLink: [LinkerSetting] = sanitizer.map { [.unsafeFlags(["-sanitize=\($0)"])] } ?? []
 let threadSanitizerLocks: [SwiftSetting] =
     Context.environment["COURIER_TSAN_LOCKS"] == nil && sanitizer != "thread" ? [] : [.define("COURIER_TSAN_LOCKS")]
+
+// CourierImage decodes through the system's image libraries on Linux (Debian: `apt-get install libjpeg62-turbo-dev
+// libpng-dev libwebp-dev libgif-dev`). Where their headers are not installed, CImageCodecs is built without them, so
+// that a fresh machine still builds and tests everything else: every decode then throws `.unsupported` naming that
+// apt line (`ImageDecoder.canDecode` is false), and the image tests are skipped saying so (`.ci/run` installs the
+// libraries and fails when they were skipped). `COURIER_IMAGE_CODECS=0` builds without them on purpose. SwiftPM
+// caches this manifest's result: after installing the libraries, `touch Package.swift` (or build with a new
+// `.build`) so that it looks again.
+let systemImageCodecs: Bool = {
+    #if os(Linux)
+    guard Context.environment["COURIER_IMAGE_CODECS"] != "0" else { return false }
+    return ["jpeglib.h", "png.h", "webp/decode.h", "webp/demux.h", "gif_lib.h"].allSatisfy { header in
+        ["/usr/include/", "/usr/local/include/"].contains { FileManager.default.fileExists(atPath: $0 + header) }
+    }
+    #else
+    return false
+    #endif
+}()
 
 let package = Package(
     name: "Courier",
@@ -78,8 +97,10 @@ let package = Package(
         // (Debian: libjpeg62-turbo-dev, libpng-dev, libwebp-dev, libgif-dev).
         .target(
             name: "CImageCodecs",
-            cSettings: sanitizer.map { [.unsafeFlags(["-fsanitize=\($0)"])] } ?? [],
-            linkerSettings: ["jpeg", "png16", "webp", "webpdemux", "gif"].map { .linkedLibrary($0, .when(platforms: [.linux])) }
+            cSettings: (sanitizer.map { [.unsafeFlags(["-fsanitize=\($0)"])] } ?? [])
+                + (systemImageCodecs ? [.define("COURIER_SYSTEM_CODECS", .when(platforms: [.linux]))] : []),
+            linkerSettings: systemImageCodecs
+                ? ["jpeg", "png16", "webp", "webpdemux", "gif"].map { .linkedLibrary($0, .when(platforms: [.linux])) } : []
         ),
         .target(
             name: "CourierImage",

@@ -36,7 +36,7 @@ let package = Package(
         // libFuzzer and ASan too (the system libraries are not).
         .target(
             name: "CImageCodecs",
-            cSettings: [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])],
+            cSettings: [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"]), .define("COURIER_SYSTEM_CODECS")],
             linkerSettings: ["jpeg", "png16", "webp", "webpdemux", "gif"].map { .linkedLibrary($0) }
         ),
         .executableTarget(name: "FuzzJPEGDecoder", dependencies: ["FuzzDriver", "CImageCodecs"]),

@@ -2,7 +2,7 @@
 #include "CImageCodecs.h"
 
 // Linux only: Apple platforms decode through ImageIO, and these libraries are not there.
-#if defined(__linux__)
+#if defined(__linux__) && defined(COURIER_SYSTEM_CODECS)
 #include "animation.h"
 
 #include <stdio.h>

@@ -1,6 +1,6 @@
 // libpng behind a setjmp: see CImageCodecs.h.
 // Linux only: Apple platforms decode through ImageIO, and these libraries are not there.
-#if defined(__linux__)
+#if defined(__linux__) && defined(COURIER_SYSTEM_CODECS)
 #include "CImageCodecs.h"
 
 #include <setjmp.h>

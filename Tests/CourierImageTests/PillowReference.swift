@@ -93,3 +93,9 @@ enum PillowReference {
         var description: String { "scripts/pillow-reference failed (python3-venv, and PyPI for Pillow and pypng): \(message)" }
     }
 }
+
+/// Why the image suites are skipped on a machine without the system's image libraries (CourierImage then builds
+/// without them: see Package.swift); `.ci/run` fails when it sees these words.
+enum ImageLibraries {
+    static let skipMessage = Comment(rawValue: "CourierImage was built without the system's image libraries: apt-get install libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev, then touch Package.swift")
+}

@@ -128,6 +128,11 @@ ci_status ci_animation_next(ci_animation *animation, uint8_t *pixels, size_t pix
 /// Frees the animation.
 void ci_animation_close(ci_animation *animation);
 
+/// 1 when this target was built with the system's image libraries (on Linux, when their headers were installed at
+/// build time: the package defines COURIER_SYSTEM_CODECS), 0 when it was built without them: then every function
+/// above returns `CI_STATUS_UNSUPPORTED` (and the animation openers NULL) with `message` naming the packages.
+int ci_system_codecs_available(void);
+
 #ifdef __cplusplus
 }
 #endif

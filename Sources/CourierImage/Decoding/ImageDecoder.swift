@@ -23,6 +23,14 @@ public struct ImageDecoder: Sendable {
         self.options = options
     }
 
+    /// Whether this build decodes images: on Apple platforms always (ImageIO); on Linux when the system's image
+    /// libraries' headers were installed when CourierImage was built (see ``unavailableReason``).
+    public static var canDecode: Bool { PlatformCodecs.unavailableReason == nil }
+
+    /// Why this build cannot decode (every decode then throws ``ImageDecodingError/Reason/unsupported(_:)`` with
+    /// these words), or `nil` when it can.
+    public static var unavailableReason: String? { PlatformCodecs.unavailableReason }
+
     /// Decodes `bytes` (a `Data`, an `[UInt8]`, a `ByteBuffer`'s readable bytes).
     /// - Throws: ``ImageDecodingError``.
     public func decode(_ bytes: some Collection<UInt8>) throws(ImageDecodingError) -> Image {

@@ -6,7 +6,7 @@ import Testing
 
 /// Issue #34, item 6: `DecodingImageResponseSerializer` (AFNetworking's `automaticallyInflatesResponseImage`) gives
 /// decoded pixels to both façades, against nginx serving a Pillow-written PNG.
-@Suite("Images: the decoding response serializer against nginx", .enabled(NginxServer.skipMessage) { await NginxInterop.isRunning() })
+@Suite("Images: the decoding response serializer against nginx", .enabled(NginxServer.skipMessage) { await NginxInterop.isRunning() }, .enabled(ImageLibraries.skipMessage) { ImageDecoder.canDecode })
 struct DecodingImageResponseSerializerTests {
     @Test func aSessionManagerGetsDecodedPixels() async throws {
         let served = try ImageDownloaderTests.ServedImage.write("serializer-\(UUID().uuidString).png", width: 33, height: 21, seed: 60, slow: false)

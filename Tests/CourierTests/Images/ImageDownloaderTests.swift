@@ -11,7 +11,7 @@ import FoundationNetworking
 /// (scripts/pillow-reference noise) under /slow/, which nginx sends at 1 MiB/s, so that downloads overlap: identical
 /// requests share one download and one decode, each caller cancels only its own wait, at most N downloads run and
 /// the rest start by priority, then in or against the order asked; the cache answers without a request.
-@Suite("Images: the downloader against nginx", .serialized, .enabled(NginxServer.skipMessage) { await NginxInterop.isRunning() })
+@Suite("Images: the downloader against nginx", .serialized, .enabled(NginxServer.skipMessage) { await NginxInterop.isRunning() }, .enabled(ImageLibraries.skipMessage) { ImageDecoder.canDecode })
 struct ImageDownloaderTests {
     /// A served PNG of random pixels and Pillow's RGBA for it.
     struct ServedImage {
@@ -331,4 +331,10 @@ struct AutoPurgingImageCacheTests {
         #expect(AutoPurgingImageCache.identifier(for: request, processor: CropProcessor(x: 0, y: 0, size: ImageSize(width: 1, height: 1)))
                 == "https://example.com/a.png#crop(0,0,1x1)")
     }
+}
+
+/// Why the image suites are skipped on a machine without the system's image libraries (CourierImage then builds
+/// without them: see Package.swift); `.ci/run` fails when it sees these words.
+enum ImageLibraries {
+    static let skipMessage = Comment(rawValue: "CourierImage was built without the system's image libraries: apt-get install libjpeg62-turbo-dev libpng-dev libwebp-dev libgif-dev, then touch Package.swift")
 }

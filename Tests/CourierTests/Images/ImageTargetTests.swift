@@ -10,7 +10,7 @@ import FoundationNetworking
 /// Issue #34, item 5: `ImageTarget` has `UIImageView+AFNetworking`'s behaviour without UIKit, against nginx: the
 /// placeholder at once, a cached image synchronously, the image on the main queue, and a reused target that shows
 /// the latest URL's image and never an earlier one's, even when the earlier download finishes last.
-@Suite("Images: targets against nginx", .serialized, .enabled(NginxServer.skipMessage) { await NginxInterop.isRunning() })
+@Suite("Images: targets against nginx", .serialized, .enabled(NginxServer.skipMessage) { await NginxInterop.isRunning() }, .enabled(ImageLibraries.skipMessage) { ImageDecoder.canDecode })
 struct ImageTargetTests {
     /// Records what it was asked to show, and whether on the main thread.
     final class RecordingTarget: ImageTarget {

@@ -37,7 +37,8 @@ struct TargetBindingTests {
         func display(isActive: Bool) { if let value = isActive as? Value { record(value) } }
     }
 
-    @Test func eachStateLoadsOnItsOwnAndShowsOnlyItsLatestImage() async throws {
+    @Test(.enabled(ImageLibraries.skipMessage) { ImageDecoder.canDecode })
+    func eachStateLoadsOnItsOwnAndShowsOnlyItsLatestImage() async throws {
         let slow = try ImageDownloaderTests.ServedImage.write("button-slow-\(UUID().uuidString).png", width: 700, height: 700, seed: 60)
         let pressed = try ImageDownloaderTests.ServedImage.write("button-pressed-\(UUID().uuidString).png", width: 20, height: 20, seed: 61, slow: false)
         let normal = try ImageDownloaderTests.ServedImage.write("button-normal-\(UUID().uuidString).png", width: 24, height: 16, seed: 62, slow: false)
