@@ -151,6 +151,7 @@ let package = Package(
             name: "courier",
             dependencies: [
                 "Courier",
+                "CourierImage",
                 "CourierTestServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),

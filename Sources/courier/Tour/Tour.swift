@@ -48,6 +48,7 @@ struct Tour: Sendable {
             Step(title: "Certificate pinning accepted", run: pinAccepted),
             Step(title: "Wrong pin rejected", run: wrongPinRejected),
             Step(title: "Reachability", run: reachability),
+            Step(title: "Images: a coalesced download, decoded, made a thumbnail", run: images),
         ]
     }
 

@@ -1,3 +1,4 @@
+import CourierImage
 import Foundation
 import Testing
 
@@ -10,6 +11,7 @@ struct CLITourTests {
         "JSON GET", "Form POST", "JSON POST", "Multipart upload with progress", "Download paused and resumed",
         "Batch of operations", "Redirects", "Basic authentication", "Digest authentication", "Cookies", "Timeout",
         "Certificate pinning accepted", "Wrong pin rejected", "Reachability",
+        "Images: a coalesced download, decoded, made a thumbnail",
     ]
 
     @Test func everyStepBehavesAndTheTourExitsZero() async throws {
@@ -38,6 +40,10 @@ struct CLITourTests {
         #expect(lines.filter { $0.hasSuffix("/5 finished") }.count == 5, "batch progress")
         #expect(lines.contains { $0.contains("then Basic ") && $0.hasSuffix("→ 200") })
         #expect(lines.contains { $0.contains("then Digest ") && $0.hasSuffix("→ 200") })
+        if ImageDecoder.canDecode {
+            #expect(lines.contains { $0.hasSuffix("→ 1 request, one decode") }, "five image callers shared one request")
+            #expect(lines.contains { $0.contains("PNG 16x16 decoded to RGBA, thumbnail 8x8") })
+        }
         #expect(lines.contains { $0.contains("serverCertificateUntrusted") })
     }
 }
