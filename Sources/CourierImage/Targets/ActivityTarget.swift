@@ -15,7 +15,7 @@ extension ActivityTarget {
     /// Active while `task` runs, inactive once it is suspended or completes (`setAnimatingWithStateOfTask:`), on
     /// `queue`, until the binding is cancelled. The task's state is shown at once; the changes come from its
     /// notifications (`.courierTaskDidResume`, `.courierTaskDidSuspend`, `.courierTaskDidComplete`), which
-    /// ``Courier/CourierNotifications/postsTaskNotifications`` turns off for tasks made after it (default on).
+    /// Courier's `CourierNotifications.postsTaskNotifications` turns off for tasks made after it (default on).
     /// - Returns: The binding; cancel it to stop the updates.
     @discardableResult
     public func bindActivity(to task: SessionTask, queue: DispatchQueue = .main) -> TargetBinding {
@@ -26,7 +26,7 @@ extension ActivityTarget {
 
     /// Active while `operation` executes, inactive once it finishes (`setAnimatingWithStateOfOperation:`), from its
     /// `.courierOperationDidStart` and `.courierOperationDidFinish` notifications
-    /// (``Courier/CourierNotifications/postsOperationNotifications``, default on), on `queue`.
+    /// (`CourierNotifications.postsOperationNotifications`, default on), on `queue`.
     /// - Returns: The binding; cancel it to stop the updates.
     @discardableResult
     public func bindActivity(to operation: URLConnectionOperation, queue: DispatchQueue = .main) -> TargetBinding {
