@@ -169,22 +169,25 @@ extension URLConnectionOperation {
         return TransferPlan(exchange: exchange, destination: destination)
     }
 
-    /// Wires the operation's blocks into an exchange: progress on the main queue (as
-    /// AFNetworking's), redirects and challenges on the exchange's task.
+    /// Wires the operation's blocks into an exchange: progress to the driver (for ``progressUpdates(_:)``, as a
+    /// session task's) and to the blocks on the main queue (as AFNetworking's), redirects and challenges on the
+    /// exchange's task.
     private func configure(_ configuration: inout ExchangeConfiguration, blocks: OperationBlocks) {
         configuration.challengeHandler = blocks.authenticationChallenge
         if let redirect = blocks.redirectResponse {
             configuration.redirectHandler = { proposed, response in redirect(proposed, response) }
         }
-        if let upload = blocks.uploadProgress {
-            configuration.uploadProgress = { progress in
-                DispatchQueue.main.async { upload(Int(progress.bytesThisTime), progress.totalBytes, progress.totalBytesExpected) }
-            }
+        let upload = blocks.uploadProgress
+        configuration.uploadProgress = { [driver] progress in
+            driver.report(progress, .upload)
+            guard let upload else { return }
+            DispatchQueue.main.async { upload(Int(progress.bytesThisTime), progress.totalBytes, progress.totalBytesExpected) }
         }
-        if let download = blocks.downloadProgress {
-            configuration.downloadProgress = { progress in
-                DispatchQueue.main.async { download(Int(progress.bytesThisTime), progress.totalBytes, progress.totalBytesExpected) }
-            }
+        let download = blocks.downloadProgress
+        configuration.downloadProgress = { [driver] progress in
+            driver.report(progress, .download)
+            guard let download else { return }
+            DispatchQueue.main.async { download(Int(progress.bytesThisTime), progress.totalBytes, progress.totalBytesExpected) }
         }
     }
 

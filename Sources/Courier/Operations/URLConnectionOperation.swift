@@ -251,6 +251,13 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     /// How many times the operation's request was sent again by an interceptor's retry decision so far.
     public var retryCount: Int { driver.retryCount }
 
+    /// Progress updates of one direction as an `AsyncSequence`, as ``SessionTask/progressUpdates(_:)`` gives a
+    /// task's; it ends when the operation finishes. Totals carry on across a pause (the resumed request continues
+    /// after the kept bytes). Only the newest update is kept for a slow reader. Courier's addition.
+    public func progressUpdates(_ direction: TransferDirection = .download) -> AsyncStream<TransferProgress> {
+        driver.progressUpdates(direction)
+    }
+
     /// The proxies the operation's request goes through (see ``ProxyConfiguration``). Default `nil`: directly.
     /// Operations with the same policy instance and equal proxy settings share a connection pool. Ignored when
     /// ``transport`` is set. Courier's addition (AFNetworking had the system's proxy settings).

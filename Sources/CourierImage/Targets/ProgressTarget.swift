@@ -2,7 +2,8 @@ import Courier
 import Dispatch
 
 /// Anything that shows how far a transfer has come — a progress bar, a percentage — with the behaviour of
-/// AFNetworking's `UIProgressView+AFNetworking`, without UIKit: ``bindProgress(of:direction:queue:)``.
+/// AFNetworking's `UIProgressView+AFNetworking`, without UIKit: ``bindProgress(of:direction:queue:)-(SessionTask,_,_)``
+/// and ``bindProgress(of:direction:queue:)-(URLConnectionOperation,_,_)``.
 public protocol ProgressTarget: AnyObject, Sendable {
     /// Shows `fraction` (0 to 1) of the transfer done. Called on the binding's queue.
     func display(progress fraction: Double)
@@ -20,8 +21,24 @@ extension ProgressTarget {
     /// - Returns: The binding; cancel it to stop the updates (the task goes on).
     @discardableResult
     public func bindProgress(of task: SessionTask, direction: TransferDirection = .download, queue: DispatchQueue = .main) -> TargetBinding {
+        bind(task.progressUpdates(direction), queue: queue) { task.error == nil }
+    }
+
+    /// Shows `operation`'s upload or download progress as it changes (`setProgressWithUploadProgressOfOperation:`
+    /// and `setProgressWithDownloadProgressOfOperation:`), with the rules of ``bindProgress(of:direction:queue:)-(SessionTask,_,_)``,
+    /// until the operation finishes. The operation's own progress blocks are left as they are.
+    @discardableResult
+    public func bindProgress(
+        of operation: URLConnectionOperation, direction: TransferDirection = .download, queue: DispatchQueue = .main
+    ) -> TargetBinding {
+        bind(operation.progressUpdates(direction), queue: queue) { operation.error == nil }
+    }
+
+    /// Shows each fraction `updates` brings, then 1 when they end and `succeeded` says so.
+    private func bind(
+        _ updates: AsyncStream<TransferProgress>, queue: DispatchQueue, succeeded: @escaping @Sendable () -> Bool
+    ) -> TargetBinding {
         let binding = TargetBinding()
-        let updates = task.progressUpdates(direction)
         let reader = Task { [weak self] in
             var last: Double?
             for await progress in updates {
@@ -34,8 +51,8 @@ extension ProgressTarget {
                     self?.display(progress: fraction)
                 }
             }
-            // The sequence ends when the task completes: a transfer of unknown length is done now.
-            guard last != 1, !binding.isCancelled, task.error == nil, self != nil else { return }
+            // The sequence ends when the transfer completes: a transfer of unknown length is done now.
+            guard last != 1, !binding.isCancelled, succeeded(), self != nil else { return }
             queue.async { [weak self] in
                 guard !binding.isCancelled else { return }
                 self?.display(progress: 1)

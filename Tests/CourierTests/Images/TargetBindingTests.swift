@@ -9,7 +9,7 @@ import FoundationNetworking
 
 /// Issue #34, item 5: the rest of AFNetworking's UIKit categories without UIKit, against nginx:
 /// `UIButton+AFNetworking` (an image per state, each state's load on its own), `UIProgressView+AFNetworking` (a
-/// task's progress drives a target) and `UIActivityIndicatorView+AFNetworking` (a task's or an operation's state
+/// task's or an operation's progress drives a target) and `UIActivityIndicatorView+AFNetworking` (a task's or an operation's state
 /// drives a target).
 @Suite("Images: button states, progress and activity targets against nginx", .serialized, .enabled(NginxServer.skipMessage) { await NginxInterop.isRunning() })
 struct TargetBindingTests {
@@ -103,6 +103,26 @@ struct TargetBindingTests {
         #expect(await eventually { spinner.shown == [false, true, false, true, false] })
         await withCheckedContinuation { continuation in DispatchQueue.main.async { continuation.resume() } }
         #expect(bar.shown.isEmpty, "a cancelled binding showed \(bar.shown)")
+    }
+
+    @Test func anOperationsDownloadProgressDrivesAProgressTarget() async throws {
+        let served = try ImageDownloaderTests.ServedImage.write("operation-progress-\(UUID().uuidString).png", width: 700, height: 700, seed: 65)
+        let operation = HTTPRequestOperation(request: URLRequest(url: try NginxInterop.url(served.path)))
+        operation.securityPolicy = try NginxInterop.policy()
+        let blockCalls = Atomic<Int>(0)
+        operation.setDownloadProgressBlock { _, _, _ in blockCalls.add(1, ordering: .relaxed) }
+        let bar = Recording<Double>()
+        bar.bindProgress(of: operation)
+        let queue = OperationQueue()
+        queue.addOperation(operation)
+        await withCheckedContinuation { continuation in queue.addBarrierBlock { continuation.resume() } }
+        #expect(operation.error == nil)
+        #expect(await eventually { bar.shown.last == 1 })
+        let fractions = bar.shown
+        #expect(fractions.count >= 3, "\(served.size) bytes at 1 MiB/s: \(fractions)")
+        #expect(zip(fractions, fractions.dropFirst()).allSatisfy { $0 < $1 }, "\(fractions)")
+        #expect(bar.values.withLock { $0.allSatisfy(\.onMain) })
+        #expect(await eventually { blockCalls.load(ordering: .relaxed) >= fractions.count }, "the operation's own block still runs")
     }
 
     @Test func anOperationsStateDrivesAnActivityTarget() async throws {
