@@ -117,6 +117,7 @@ extension AsyncHTTPClientTransport {
                 }
             }
             configuration.tlsConfiguration = tls
+            configuration.dnsOverride = settings.resolvedHosts
             configuration.redirectConfiguration = .disallow
             configuration.decompression = .disabled
             // Courier records its own client span per attempt under the request's logical span (ExchangeTrace). The

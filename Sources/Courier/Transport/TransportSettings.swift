@@ -63,6 +63,13 @@ public struct TransportSettings: Sendable {
     /// `URLError(.unsupportedURL)`); no proxy applies. Default `nil`. One request can also name its socket in an
     /// `http+unix://<percent-encoded socket path>/path` URL (AsyncHTTPClient's form), sent with `Host: localhost`.
     public var unixSocketPath: String?
+    /// Addresses to connect to instead of looking up a host's name (curl's `--resolve`; AsyncHTTPClient's
+    /// `dnsOverride`): keys are host names exactly as the URLs write them (the engine compares them as they are;
+    /// write both spellings for a URL in mixed case), values IP addresses or other names.
+    /// Only where the connection goes changes: `Host` keeps the URL's host, and TLS sends it as the server name and
+    /// checks the certificate against it, as ``securityPolicy`` says. The mapping is by name, on every port.
+    /// Default empty.
+    public var resolvedHosts: [String: String] = [:]
     /// Handed to AsyncHTTPClient for its connection pool's events and each request's (connections made,
     /// reused and closed, at `debug` and `trace`). Default ``ExchangeConfiguration/silentLogger``.
     public var logger: Logger = ExchangeConfiguration.silentLogger
