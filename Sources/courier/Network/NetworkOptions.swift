@@ -2,7 +2,8 @@ import ArgumentParser
 import Courier
 import Foundation
 
-/// How requests reach the server: proxies (the environment's by default, as curl) and a Unix domain socket.
+/// How requests reach the server: proxies (the environment's by default, as curl), a Unix domain socket, and
+/// addresses given for host names (`--resolve`).
 struct NetworkOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Send requests through this proxy: http://[user:password@]host[:port] (absolute form for http://, CONNECT for https://) or socks5://host[:port]; default port 1080. An empty value turns off the environment's proxies. Default: http_proxy, https_proxy, all_proxy (as curl reads them).",
@@ -21,6 +22,34 @@ struct NetworkOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Connect to this Unix domain socket instead of the URL's host (http:// URLs only); no proxy applies.", valueName: "path"))
     var unixSocket: String?
+
+    @Option(name: .customLong("resolve"), help: ArgumentHelp(
+        "Connect to ADDR for HOST (curl's --resolve; repeatable): Host and TLS keep HOST (its certificate is checked). HOST as the URL writes it (or lowercase). The engine maps names, not ports: PORT is checked, and the entry applies to HOST on any port.",
+        valueName: "host:port:addr"
+    ))
+    var resolve: [String] = []
+
+    /// `--resolve`'s entries as host → address.
+    /// - Throws: ``CLIFailure`` (usage) naming an entry that is not HOST:PORT:ADDR.
+    func resolvedHosts() throws(CLIFailure) -> [String: String] {
+        var hosts: [String: String] = [:]
+        for entry in resolve {
+            let parts = entry.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3, !parts[0].isEmpty, let port = Int(parts[1]), (1...65_535).contains(port) else {
+                throw CLIFailure.usage("--resolve \(entry): expected HOST:PORT:ADDR, e.g. example.com:443:127.0.0.1")
+            }
+            var address = Substring(parts[2])
+            if address.hasPrefix("["), address.hasSuffix("]") { address = address.dropFirst().dropLast() }
+            guard !address.isEmpty, !address.contains(where: \.isWhitespace) else {
+                throw CLIFailure.usage("--resolve \(entry): no address after HOST:PORT:")
+            }
+            // The engine compares the URL's host as written: the entry's own spelling, and lowercase (as URLs are
+            // usually written).
+            hosts[String(parts[0])] = String(address)
+            hosts[parts[0].lowercased()] = String(address)
+        }
+        return hosts
+    }
 
     /// `--connect-timeout` in seconds, bounded by ``NumericOption/connectTimeout``; `nil` when not given.
     var connectTimeout: TimeInterval? {
@@ -54,10 +83,11 @@ struct NetworkOptions: ParsableArguments {
         }
     }
 
-    /// Sets the proxy, the socket and `--connect-timeout` on `configuration`.
+    /// Sets the proxy, the socket, `--resolve` and `--connect-timeout` on `configuration`.
     /// - Throws: ``CLIFailure`` (usage).
     func apply(to configuration: inout AsyncHTTPClientTransport.Configuration) throws {
         if let connectTimeout = try connectTimeout { configuration.connectTimeout = connectTimeout }
+        configuration.settings.resolvedHosts = try resolvedHosts()
         configuration.proxy = try proxyConfiguration()
         if let unixSocket {
             guard !unixSocket.isEmpty else { throw CLIFailure.usage("--unix-socket needs a path") }

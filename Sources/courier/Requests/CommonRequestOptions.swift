@@ -51,6 +51,7 @@ struct CommonRequestOptions: ParsableArguments {
         if http1 && http2 { throw CLIFailure.usage("--http1.1 and --http2 exclude each other") }
         _ = try retry
         _ = try network.connectTimeout
+        _ = try network.resolvedHosts()
         if authType != nil, user == nil { throw CLIFailure.usage("--auth-type needs -u") }
         if authType == .bearer, bearer != nil { throw CLIFailure.usage("give the token once: --auth-type bearer -u TOKEN, or --bearer TOKEN") }
         try tls.check()

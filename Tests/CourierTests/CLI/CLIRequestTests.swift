@@ -79,6 +79,25 @@ struct CLIRequestTests {
         #expect(elapsed >= .seconds(1) && elapsed < .seconds(20), "failed after \(elapsed)")
     }
 
+    /// `--resolve HOST:PORT:ADDR` (curl's): the connection goes to ADDR, the request still names HOST.
+    @Test func resolveConnectsToTheGivenAddressAndKeepsTheHost() async throws {
+        let base = try #require(URL(string: try await Self.url("/headers")))
+        let port = try #require(base.port)
+        let named = "http://courier-resolve.test:\(port)/headers"
+        let outcome = try await Self.courier(["get", "-p", "b", "--resolve", "Courier-Resolve.test:\(port):127.0.0.1", named])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        let headers = try #require(try Self.json(outcome)["headers"] as? [String: Any])
+        #expect(headers["Host"] as? String == "courier-resolve.test:\(port)", "\(headers)")
+
+        // Without it the name does not resolve (.test is reserved), and a malformed entry is a usage error.
+        let unresolved = try await Self.courier(["get", "--timeout", "10", named])
+        #expect(unresolved.status == 4, "\(unresolved.standardError)")
+        for bad in ["courier-resolve.test:127.0.0.1", "courier-resolve.test:0:127.0.0.1", "courier-resolve.test:\(port):"] {
+            let usage = try await Self.courier(["get", "--resolve", bad, named])
+            #expect(usage.status == 2 && usage.standardError.contains("--resolve"), "\(bad): \(usage.standardError)")
+        }
+    }
+
     @Test(arguments: ["/basic-auth/ann/pa:ss", "/digest-auth/auth/ann/pa:ss", "/digest-auth/auth/ann/pa:ss/SHA-256"])
     func theCredentialAnswersTheServersChallenge(path: String) async throws {
         let accepted = try await Self.courier(["get", "--check-status", "-u", "ann:pa:ss", try await Self.url(path)])

@@ -84,6 +84,23 @@ struct CLISecurityOptionTests {
         #expect(garbage.standardError == "courier: bad --cacert file: \(setup.garbageFile) holds no DER or PEM X.509 certificate\n")
     }
 
+    /// `--resolve` changes where the connection goes, not the name TLS checks: the certificate (for localhost and
+    /// 127.0.0.1) is accepted for localhost and refused for another name sent to the same address.
+    @Test func resolveKeepsTheNameTLSChecks() async throws {
+        let setup = try await Self.shared.value
+        let port = try #require(setup.server.baseURL.port)
+        let localhost = try await Self.courier([
+            "get", "--cacert", setup.authorityFile, "--resolve", "localhost:\(port):127.0.0.1", "https://localhost:\(port)/get",
+        ])
+        #expect(localhost.status == 0, "\(localhost.standardError)")
+        let other = try await Self.courier([
+            "get", "--cacert", setup.authorityFile, "--resolve", "courier-resolve.test:\(port):127.0.0.1",
+            "https://courier-resolve.test:\(port)/get",
+        ])
+        #expect(other.status == 4)
+        #expect(other.standardError.contains("courier-resolve.test"), "\(other.standardError)")
+    }
+
     @Test func certificatePinning() async throws {
         let setup = try await Self.shared.value
         for pin in [setup.leafFile, setup.leafPEMFile, setup.authorityFile] {
