@@ -20,7 +20,7 @@ struct CourierCommand: AsyncParsableCommand {
         subcommands: [
             GetCommand.self, HeadCommand.self, DeleteCommand.self,
             PostCommand.self, PutCommand.self, PatchCommand.self, RequestCommand.self,
-            DownloadCommand.self, BatchCommand.self,
+            DownloadCommand.self, BatchCommand.self, QueueCommand.self,
             ServeCommand.self, TourCommand.self,
         ]
     )

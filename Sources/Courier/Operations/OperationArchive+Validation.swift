@@ -7,12 +7,12 @@ extension OperationArchive {
 
     /// This archive as an operation restores it, or why it cannot be restored. An archive is a file a user may be
     /// handed, so nothing in it is taken on trust: the format version, the status code, every byte count and the
-    /// output path are checked. An operation archived while executing or paused comes back ready, as
-    /// ``URLConnectionOperation/makeArchive()`` writes it. (Header fields, the method and the URL are checked when the
-    /// request is sent, as every request's are.)
+    /// output path are checked, and the request by ``Request/validated()``. An operation archived while executing or
+    /// paused comes back ready, as ``URLConnectionOperation/makeArchive()`` writes it.
     /// - Throws: ``OperationArchiveError``.
     func validated() throws(OperationArchiveError) -> OperationArchive {
         guard version == 1 else { throw .unsupportedVersion(version) }
+        _ = try request.validated()
         if let status = response?.statusCode, !(100...999).contains(status) {
             throw .invalid(field: "response.statusCode", reason: "\(status) is not a three-digit HTTP status code")
         }
@@ -41,6 +41,36 @@ extension OperationArchive {
         guard (0...largestByteCount).contains(count) else {
             throw .invalid(field: field, reason: "\(count) is not a byte count from 0 to 2^62")
         }
+    }
+}
+
+extension OperationArchive.Request {
+    /// This request, or why no transport would send it: the rules every stored request is read back with (an
+    /// operation's archive, a durable queue's job). A URL, when present, must be one Courier sends (`http`, `https`
+    /// or `http+unix`, with a host); the method an HTTP token; the header fields what
+    /// ``RequestHeaderError`` allows; the timeout a finite number of seconds, 0 or more. (An archive without a URL
+    /// stays restorable: it fails as an unsupported URL when started.)
+    /// - Throws: ``OperationArchiveError/invalid(field:reason:)`` naming the field.
+    public func validated() throws(OperationArchiveError) -> Self {
+        if let url {
+            do {
+                _ = try RequestURLCheck.check(url)
+            } catch {
+                throw .invalid(field: "request.url", reason: error.description)
+            }
+        }
+        if let method, !RequestURLCheck.isToken(method) {
+            throw .invalid(field: "request.method", reason: "\(method.debugDescription) is not an HTTP method token")
+        }
+        do {
+            try RequestHeaderCheck.check(headers.map { (name: $0.key, value: $0.value) })
+        } catch {
+            throw .invalid(field: "request.headers", reason: error.description)
+        }
+        guard timeoutInterval.isFinite, timeoutInterval >= 0 else {
+            throw .invalid(field: "request.timeoutInterval", reason: "\(timeoutInterval) is not a number of seconds from 0 up")
+        }
+        return self
     }
 }
 

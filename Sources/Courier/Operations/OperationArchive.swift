@@ -20,7 +20,8 @@ public struct OperationArchive: Codable, Sendable, Equatable {
         /// The timeout, in seconds.
         public var timeoutInterval: TimeInterval
 
-        init(_ request: URLRequest) {
+        /// `request` in codable form. A body stream is not kept (read it into `body` first).
+        public init(_ request: URLRequest) {
             url = request.url
             method = request.httpMethod
             headers = request.allHTTPHeaderFields ?? [:]
@@ -30,7 +31,7 @@ public struct OperationArchive: Codable, Sendable, Equatable {
 
         /// The request again. An archive without a URL gives `file:///`, which no transport sends: such an
         /// operation fails with `URLError(.unsupportedURL)` when started.
-        func makeRequest() -> URLRequest {
+        public func makeRequest() -> URLRequest {
             var request = URLRequest(url: url ?? URL(fileURLWithPath: "/"), timeoutInterval: timeoutInterval)
             request.httpMethod = method
             request.allHTTPHeaderFields = headers
@@ -82,7 +83,8 @@ public struct OperationArchive: Codable, Sendable, Equatable {
         /// Its localized description.
         public var description: String
 
-        init(_ error: any Error) {
+        /// `error` in codable form: its domain, code and description.
+        public init(_ error: any Error) {
             let bridged = error as NSError
             domain = bridged.domain
             code = bridged.code

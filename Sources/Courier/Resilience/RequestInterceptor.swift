@@ -75,6 +75,11 @@ public struct HTTPStatusError: Error, Sendable, CustomStringConvertible {
     /// The response's status code.
     public var statusCode: Int { response.statusCode }
 
+    /// The error for an attempt answered with `response`.
+    public init(response: HTTPURLResponse) {
+        self.response = response
+    }
+
     /// "The server answered 503."
     public var description: String { "The server answered \(response.statusCode)." }
 }

@@ -58,6 +58,19 @@ struct NumericOption: Sendable {
     static let concurrency = NumericOption(name: "--concurrency", kind: .count(1...1000))
     /// `--max-redirects`: 0 to 1000 redirects followed.
     static let maxRedirects = NumericOption(name: "--max-redirects", kind: .count(0...1000))
+    /// `queue drain --per-host`: 1 to 1000 jobs at once for one host.
+    static let perHost = NumericOption(name: "--per-host", kind: .count(1...1000))
+    /// `queue drain --attempts`: 1 to 1000 attempts of one job.
+    static let attempts = NumericOption(name: "--attempts", kind: .count(1...1000))
+    /// `queue drain --lease`: seconds a claimed job stays with its worker unless renewed.
+    static let lease = NumericOption(name: "--lease", kind: .seconds)
+    /// `queue drain --backoff`: the seconds of the first retry's backoff ceiling (doubled each retry).
+    static let backoff = NumericOption(name: "--backoff", kind: .seconds)
+    /// `queue drain --poll`: seconds between looks for jobs other processes added.
+    static let poll = NumericOption(name: "--poll", kind: .seconds)
+    /// `queue add --delay` and `--deadline`: seconds from now.
+    static let delay = NumericOption(name: "--delay", kind: .seconds)
+    static let deadline = NumericOption(name: "--deadline", kind: .seconds)
     /// `serve --port`: 0 (a free port) to 65535.
     static let port = NumericOption(name: "--port", kind: .count(0...65_535))
 

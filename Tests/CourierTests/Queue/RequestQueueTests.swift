@@ -1,0 +1,263 @@
+import Courier
+import CourierQueue
+import CourierTestServer
+import Crypto
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `RequestQueue` on an SQLite store, sending to the in-process test server (which records every request it
+/// receives, with its `Idempotency-Key`): delivery, keys, bodies, order, limits, retries, dead letters and leases.
+@Suite("RequestQueue on SQLite", .timeLimit(.minutes(3)))
+struct RequestQueueTests {
+    @Test("each job is sent once; POSTs carry an Idempotency-Key made at enqueue, GETs none")
+    func eachJobIsSentOnceWithItsKey() async throws {
+        let fixture = try await QueueFixture.start()
+        defer { Task { await fixture.stop() } }
+        var ids: [UUID] = []
+        for index in 0..<20 {
+            ids.append(try await fixture.queue.enqueue(
+                try fixture.request("/anything?job=\(index)", method: "POST", body: Data("job \(index)".utf8))))
+        }
+        let get = try await fixture.queue.enqueue(try fixture.request("/anything?job=get"))
+        try await fixture.queue.drain()
+
+        let log = fixture.server.requestLog.requests
+        #expect(log.count == 21)
+        var keys = Set<String>()
+        for (index, id) in ids.enumerated() {
+            let job = try #require(try await fixture.queue.job(id))
+            #expect(job.state == .succeeded)
+            #expect(job.attempts == 1)
+            let stored = try #require(job.request.headers["Idempotency-Key"])
+            let received = log.filter { $0.target.hasSuffix("job=\(index)") }
+            #expect(received.count == 1)
+            #expect(received.first?.header("Idempotency-Key") == stored)
+            keys.insert(stored)
+            // The draft's form: a structured-field string.
+            #expect(stored.hasPrefix("\"") && stored.hasSuffix("\"") && stored.count == 38)
+            let outcome = try #require(job.outcome)
+            #expect(outcome.statusCode == 200)
+            let responseBody = try #require(outcome.body)
+            let echoed = try JSONSerialization.jsonObject(with: responseBody) as? [String: Any]
+            #expect(echoed?["data"] as? String == "job \(index)")
+        }
+        #expect(keys.count == 20)
+        #expect(log.first { $0.target.hasSuffix("job=get") }?.header("Idempotency-Key") == nil)
+        #expect(try await fixture.queue.job(get)?.state == .succeeded)
+    }
+
+    @Test("a body over 64 KiB is kept in a file of the store's folder and sent whole")
+    func aLongBodyIsKeptInAFileAndSentWhole() async throws {
+        // The echo holds the body too: the outcome keeps up to 8 MiB of it here.
+        let fixture = try await QueueFixture.start(QueueConfiguration(retryPolicy: QueueFixture.policy(), maximumStoredResponseBody: 8 << 20))
+        defer { Task { await fixture.stop() } }
+        let body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        let id = try await fixture.queue.enqueue(try fixture.request("/post", method: "POST", body: body))
+        let file = URL(fileURLWithPath: fixture.path + ".bodies").appendingPathComponent(id.uuidString)
+        #expect(FileManager.default.contents(atPath: file.path) == body)
+
+        // A file given as the body is copied: changing it afterwards does not change the job.
+        let source = fixture.folder.appendingPathComponent("upload.bin")
+        try body.write(to: source)
+        let fromFile = try await fixture.queue.enqueue(try fixture.request("/anything", method: "PUT"), bodyFile: source)
+        try Data("changed".utf8).write(to: source)
+
+        try await fixture.queue.drain()
+        let digest = SHA256.hash(data: body).map { String(format: "%02x", $0) }.joined()
+        for job in [id, fromFile] {
+            let outcome = try #require(try await fixture.queue.job(job)?.outcome)
+            let received = try #require(outcome.body)
+            let echoed = try #require(try JSONSerialization.jsonObject(with: received) as? [String: Any])
+            #expect(echoed["body_sha256"] as? String == digest)
+            #expect(echoed["body_size"] as? Int == body.count)
+        }
+    }
+
+    @Test("jobs sharing an ordering key run one at a time, in the order enqueued; others run beside them")
+    func anOrderingKeyRunsItsJobsOneAtATime() async throws {
+        let fixture = try await QueueFixture.start(QueueConfiguration(
+            maximumConcurrentJobs: 8, maximumConcurrentJobsPerHost: nil, retryPolicy: QueueFixture.policy()))
+        defer { Task { await fixture.stop() } }
+        let events = QueueEventLog(fixture.queue)
+        var ordered: [UUID] = []
+        var free: [UUID] = []
+        for index in 0..<6 {
+            ordered.append(try await fixture.queue.enqueue(
+                try fixture.request("/delay/0.05?ordered=\(index)", method: "POST"), options: JobOptions(orderingKey: "account-7")))
+            free.append(try await fixture.queue.enqueue(try fixture.request("/delay/0.05?free=\(index)")))
+        }
+        try await fixture.queue.drain()
+        try await Task.sleep(for: .milliseconds(50))
+        events.stop()
+
+        let log = fixture.server.requestLog.requests.map(\.target)
+        let orderedTargets = log.filter { $0.contains("ordered=") }
+        #expect(orderedTargets == (0..<6).map { "/delay/0.05?ordered=\($0)" })
+        // Never two of the key's jobs in flight: each starts after the previous one succeeded.
+        var running = 0
+        var mostAtOnce = 0
+        var mostFreeAtOnce = 0
+        var freeRunning = 0
+        for (_, event) in events.events {
+            switch event {
+            case .started(let id, _) where ordered.contains(id): running += 1
+            case .succeeded(let id, _, _) where ordered.contains(id): running -= 1
+            case .started(let id, _) where free.contains(id): freeRunning += 1
+            case .succeeded(let id, _, _) where free.contains(id): freeRunning -= 1
+            default: break
+            }
+            mostAtOnce = max(mostAtOnce, running)
+            mostFreeAtOnce = max(mostFreeAtOnce, freeRunning)
+        }
+        #expect(mostAtOnce == 1)
+        #expect(mostFreeAtOnce > 1, "jobs without a key did not run side by side")
+    }
+
+    @Test("no more jobs run at once than the worker's and the host's limits")
+    func concurrencyLimitsHold() async throws {
+        for (worker, host, expected) in [(3, nil, 3), (8, 2, 2)] as [(Int, Int?, Int)] {
+            let fixture = try await QueueFixture.start(QueueConfiguration(
+                maximumConcurrentJobs: worker, maximumConcurrentJobsPerHost: host, retryPolicy: QueueFixture.policy()))
+            let events = QueueEventLog(fixture.queue)
+            for index in 0..<9 {
+                try await fixture.queue.enqueue(try fixture.request("/delay/0.1?n=\(index)"))
+            }
+            try await fixture.queue.drain()
+            try await Task.sleep(for: .milliseconds(50))
+            events.stop()
+            var running = 0
+            var most = 0
+            for (_, event) in events.events {
+                if case .started = event { running += 1 }
+                if case .succeeded = event { running -= 1 }
+                most = max(most, running)
+            }
+            #expect(most == expected, "worker limit \(worker), host limit \(String(describing: host))")
+            #expect(fixture.server.requestLog.count == 9)
+            await fixture.stop()
+        }
+    }
+
+    @Test("a 503 with Retry-After: 1 is retried no sooner than a second later, then the job succeeds")
+    func retryAfterIsWaitedThenTheJobSucceeds() async throws {
+        let fixture = try await QueueFixture.start()
+        defer { Task { await fixture.stop() } }
+        let events = QueueEventLog(fixture.queue)
+        let key = UUID().uuidString
+        let id = try await fixture.queue.enqueue(try fixture.request("/flaky/2/\(key)?retry_after=1", method: "POST"))
+        try await fixture.queue.drain()
+        events.stop()
+        let job = try #require(try await fixture.queue.job(id))
+        #expect(job.state == .succeeded)
+        #expect(job.attempts == 3)
+        let starts = events.events.compactMap { entry -> Date? in
+            if case .started = entry.event { return entry.at }
+            return nil
+        }
+        #expect(starts.count == 3)
+        for (earlier, later) in zip(starts, starts.dropFirst()) {
+            #expect(later.timeIntervalSince(earlier) >= 0.95, "retried after \(later.timeIntervalSince(earlier)) s")
+        }
+        // Every attempt carried the same key.
+        let keys = Set(fixture.server.requestLog.requests.compactMap { $0.header("Idempotency-Key") })
+        #expect(keys == [try #require(job.request.headers["Idempotency-Key"])])
+    }
+
+    @Test("a 404 is dead-lettered at once; a 503 that never ends after the attempts allowed; both keep their last response")
+    func failuresAreDeadLettered() async throws {
+        let fixture = try await QueueFixture.start(QueueConfiguration(retryPolicy: QueueFixture.policy(attempts: 3)))
+        defer { Task { await fixture.stop() } }
+        let missing = try await fixture.queue.enqueue(try fixture.request("/status/404", method: "POST"))
+        let down = try await fixture.queue.enqueue(try fixture.request("/status/503"))
+        let refused = try await fixture.queue.enqueue(URLRequest(url: try #require(URL(string: "http://127.0.0.1:1/nothing"))))
+        try await fixture.queue.drain()
+
+        let notFound = try #require(try await fixture.queue.job(missing))
+        #expect(notFound.state == .deadLettered)
+        #expect(notFound.attempts == 1)
+        #expect(notFound.outcome?.statusCode == 404)
+        let unavailable = try #require(try await fixture.queue.job(down))
+        #expect(unavailable.state == .deadLettered)
+        #expect(unavailable.attempts == 3)
+        #expect(unavailable.outcome?.statusCode == 503)
+        let unreachable = try #require(try await fixture.queue.job(refused))
+        #expect(unreachable.state == .deadLettered)
+        #expect(unreachable.attempts == 3)
+        #expect(unreachable.outcome?.statusCode == nil)
+        #expect(unreachable.outcome?.error?.domain == NSURLErrorDomain)
+
+        // Put back, they run again (and fail again the same way).
+        let moved = try await fixture.queue.store.requeueDeadLettered([missing])
+        #expect(moved == [missing])
+        #expect(try await fixture.queue.job(missing)?.state == .pending)
+        try await fixture.queue.drain()
+        #expect(try await fixture.queue.job(missing)?.state == .deadLettered)
+        #expect(fixture.server.requestLog.requests.filter { $0.target == "/status/404" }.count == 2)
+        #expect(try await fixture.queue.store.purge([.deadLettered]) == 3)
+        #expect(try await fixture.queue.jobs().isEmpty)
+    }
+
+    @Test("a job waits for its notBefore; one whose deadline passed is dead-lettered unsent")
+    func notBeforeAndDeadline() async throws {
+        let fixture = try await QueueFixture.start()
+        defer { Task { await fixture.stop() } }
+        let events = QueueEventLog(fixture.queue)
+        let enqueued = Date()
+        let later = try await fixture.queue.enqueue(
+            try fixture.request("/anything?later"), options: JobOptions(notBefore: enqueued.addingTimeInterval(0.6)))
+        let late = try await fixture.queue.enqueue(
+            try fixture.request("/anything?late"), options: JobOptions(notBefore: enqueued.addingTimeInterval(0.6), deadline: enqueued.addingTimeInterval(0.3)))
+        try await fixture.queue.drain()
+        events.stop()
+        #expect(try await fixture.queue.job(later)?.state == .succeeded)
+        let started = try #require(events.events.first { if case .started(later, _) = $0.event { true } else { false } })
+        #expect(started.at.timeIntervalSince(enqueued) >= 0.55)
+        let dead = try #require(try await fixture.queue.job(late))
+        #expect(dead.state == .deadLettered)
+        #expect(dead.attempts == 0)
+        #expect(dead.outcome?.error?.description.contains("deadline") == true)
+        #expect(!fixture.server.requestLog.requests.contains { $0.target.hasSuffix("?late") })
+    }
+
+    @Test("a lease that runs out puts the job back; the first worker's late end is not recorded")
+    func anExpiredLeasePutsTheJobBack() async throws {
+        let fixture = try await QueueFixture.start(QueueConfiguration(leaseDuration: 0.5, pollInterval: 0.05, retryPolicy: QueueFixture.policy()))
+        defer { Task { await fixture.stop() } }
+        let id = try await fixture.queue.enqueue(try fixture.request("/anything?leased", method: "POST"))
+        // A worker that claims the job and dies.
+        let claim = try await fixture.queue.store.claim(JobClaim(
+            worker: "dead-worker", limit: 10, perHostLimit: nil, now: Date(), leaseDuration: 0.5, online: true))
+        let lease = try #require(claim.jobs.first?.lease)
+        #expect(try await fixture.queue.job(id)?.state == .running)
+
+        let started = Date()
+        try await fixture.queue.drain()
+        #expect(Date().timeIntervalSince(started) >= 0.4, "the job was taken before its lease ran out")
+        let job = try #require(try await fixture.queue.job(id))
+        #expect(job.state == .succeeded)
+        #expect(job.attempts == 2)
+        let late = JobOutcome(statusCode: 500, attempts: 1, finishedAt: Date())
+        #expect(try await fixture.queue.store.resolve(lease, as: .deadLettered(late)) == false)
+        #expect(try await fixture.queue.job(id)?.state == .succeeded)
+    }
+
+    @Test("jobs enqueued and acknowledged are there after the store is closed and opened again")
+    func jobsSurviveReopening() async throws {
+        let fixture = try await QueueFixture.start()
+        defer { Task { await fixture.stop() } }
+        let ids = try await fixture.queue.enqueue((0..<100).map { index in
+            ((try? fixture.request("/anything?batch=\(index)", method: "POST", body: Data([UInt8(index)]))) ?? URLRequest(url: fixture.server.baseURL), JobOptions())
+        })
+        try await fixture.queue.store.close()
+        let reopened = RequestQueue(store: try await SQLiteQueueStore.open(path: fixture.path))
+        defer { Task { try? await reopened.close() } }
+        let pending = try await reopened.jobs(in: [.pending])
+        #expect(pending.map(\.id) == ids)
+        try await reopened.drain()
+        #expect(try await reopened.jobs(in: [.succeeded]).count == 100)
+        #expect(fixture.server.requestLog.count == 100)
+    }
+}
