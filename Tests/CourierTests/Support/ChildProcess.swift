@@ -151,6 +151,9 @@ final class ChildProcess: Sendable {
         }
     }
 
+    /// Whether the child has not ended yet.
+    var processIsRunning: Bool { process.isRunning }
+
     /// The child's process ID (for reading /proc/PID while it runs).
     var processIdentifier: Int32 { process.processIdentifier }
 
