@@ -11,6 +11,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Courier", path: ".."),
+        .package(url: "https://github.com/vapor/sqlite-nio", from: "1.13.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
@@ -36,6 +37,15 @@ let package = Package(
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "CourierImage", package: "Courier"),
+            ]
+        ),
+        // Enqueue and drain rates of the durable queue (scripts/bench-queue), against raw sqlite-nio and direct sends.
+        .executableTarget(
+            name: "bench-queue",
+            dependencies: [
+                .product(name: "Courier", package: "Courier"),
+                .product(name: "CourierQueue", package: "Courier"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),
         .executableTarget(

@@ -28,8 +28,8 @@ public protocol QueueStore: Sendable {
     /// The job with `id`, if the store has it.
     func job(_ id: UUID) async throws -> QueuedJob?
 
-    /// How many jobs are pending and running, and when the next pending one is due.
-    func schedule() async throws -> QueueSchedule
+    /// How many jobs are pending and running, and the earliest date after `now` at which a pending job becomes due.
+    func schedule(now: Date) async throws -> QueueSchedule
 
     /// Puts dead-lettered jobs (those in `ids`, or all when `ids` is nil) back to pending with their attempts
     /// reset; returns the jobs moved.
@@ -175,7 +175,8 @@ public struct QueueSchedule: Sendable, Equatable {
     public var pending: Int
     /// Jobs claimed by a worker.
     public var running: Int
-    /// The earliest date a pending job may start, if any is pending.
+    /// The earliest date after the one asked about at which a pending job becomes due (`nil`: none waits for a date;
+    /// jobs already due but not claimed wait for an earlier job of their ordering key, a host's slot or a route).
     public var nextDue: Date?
     /// When the oldest pending or running job was enqueued.
     public var oldestEnqueuedAt: Date?

@@ -325,12 +325,13 @@ public final class SQLiteQueueStore: QueueStore {
         return try SQLiteJobRow(row).job
     }
 
-    public func schedule() async throws -> QueueSchedule {
+    public func schedule(now: Date) async throws -> QueueSchedule {
         let rows = try await gate.run {
             try await self.connection.query("""
-                SELECT state, COUNT(*) AS count, MIN(not_before) AS due, MIN(enqueued_at) AS oldest
+                SELECT state, COUNT(*) AS count, MIN(CASE WHEN not_before > ? THEN not_before END) AS due,
+                    MIN(enqueued_at) AS oldest
                 FROM courier_jobs WHERE state IN ('pending', 'running') GROUP BY state
-                """)
+                """, [.float(now.timeIntervalSince1970)])
         }
         var schedule = QueueSchedule(pending: 0, running: 0, nextDue: nil, oldestEnqueuedAt: nil)
         for row in rows {

@@ -17,6 +17,8 @@ struct JobRunner: Sendable {
 
     func work(untilDrained: Bool) async throws {
         let inFlight = LeasesInFlight()
+        // Idempotent: a manager already monitoring goes on as it is.
+        configuration.reachability?.startMonitoring()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await renewLeases(of: inFlight) }
             defer { group.cancelAll() }
@@ -39,8 +41,8 @@ struct JobRunner: Sendable {
                     claimedAll = !result.jobs.isEmpty && result.jobs.count == free
                 }
                 if claimedAll { continue }
-                let schedule = try await queue.store.schedule()
                 let now = Date()
+                let schedule = try await queue.store.schedule(now: now)
                 queue.queueMetrics.record(schedule, now: now)
                 if untilDrained, schedule.pending == 0, schedule.running == 0, inFlight.withLock({ $0.isEmpty }) { break }
                 var wait = configuration.pollInterval

@@ -21,9 +21,9 @@ public struct QueueConfiguration: Sendable {
     public var maximumBackoff: TimeInterval
     /// The most bytes of a response body kept in a job's outcome; the rest is counted, not kept. Default 64 KiB.
     public var maximumStoredResponseBody: Int
-    /// Where `requiresNetwork` looks for a route. Default `nil`: every job runs as if a route exists. An unknown status
-    /// (a platform that cannot tell) counts as a route; a job waiting for one is looked at again every
-    /// ``pollInterval``.
+    /// Where `requiresNetwork` looks for a route; a running queue starts its monitoring. Default `nil`: every job runs
+    /// as if a route exists. An unknown status (a platform that cannot tell) counts as a route; a job waiting for one
+    /// is looked at again every ``pollInterval``.
     public var reachability: NetworkReachabilityManager?
 
     /// A configuration; every parameter defaults to the value listed on its property.

@@ -103,7 +103,7 @@ public final class RequestQueue: Sendable {
     /// Stores an operation's request: an `HTTPRequestOperation` made for later, kept across launches (AFNetworking
     /// archived operations for this; the queue also sends them).
     @discardableResult
-    public func enqueue(_ operation: URLConnectionOperation, options: JobOptions = JobOptions()) async throws -> UUID {
+    public func enqueue(operation: URLConnectionOperation, options: JobOptions = JobOptions()) async throws -> UUID {
         try await enqueue(operation.request, options: options)
     }
 

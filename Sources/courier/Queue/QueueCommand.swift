@@ -159,7 +159,10 @@ struct QueueDrainCommand: AsyncParsableCommand {
         try await queue.close()
         let (succeeded, dead) = await printer.value
         StandardStreams.writeError("courier: queue drained: \(succeeded) succeeded, \(dead) dead-lettered\n")
-        if dead > 0 { throw CLIFailure(status: .batchFailed, message: "\(dead) jobs were dead-lettered (courier queue list \(store) --state dead)") }
+        if dead > 0 {
+            let jobs = dead == 1 ? "1 job was" : "\(dead) jobs were"
+            throw CLIFailure(status: .batchFailed, message: "\(jobs) dead-lettered (courier queue list \(store) --state dead)")
+        }
     }
 }
 

@@ -76,6 +76,26 @@ struct RequestQueueTests {
         }
     }
 
+    @Test("an operation's request, and a request whose body is a stream, are stored whole and sent")
+    func operationsAndBodyStreamsAreEnqueued() async throws {
+        let fixture = try await QueueFixture.start()
+        defer { Task { await fixture.stop() } }
+        let operation = HTTPRequestOperation(request: try fixture.request("/anything?operation", method: "PATCH", body: Data("patched".utf8)))
+        let fromOperation = try await fixture.queue.enqueue(operation: operation)
+        var streamed = try fixture.request("/anything?stream", method: "POST")
+        streamed.httpBodyStream = InputStream(data: Data("streamed body".utf8))
+        let fromStream = try await fixture.queue.enqueue(streamed)
+        try await fixture.queue.drain()
+        for (id, sent) in [(fromOperation, "patched"), (fromStream, "streamed body")] {
+            let outcome = try #require(try await fixture.queue.job(id)?.outcome)
+            let responseBody = try #require(outcome.body)
+            let echoed = try JSONSerialization.jsonObject(with: responseBody) as? [String: Any]
+            #expect(echoed?["data"] as? String == sent)
+        }
+        // PATCH is not idempotent: the operation's request got a key too.
+        #expect(fixture.server.requestLog.requests.first { $0.target.hasSuffix("operation") }?.header("Idempotency-Key") != nil)
+    }
+
     @Test("jobs sharing an ordering key run one at a time, in the order enqueued; others run beside them")
     func anOrderingKeyRunsItsJobsOneAtATime() async throws {
         let fixture = try await QueueFixture.start(QueueConfiguration(

@@ -1,0 +1,142 @@
+import Courier
+import CourierQueue
+import Foundation
+import SQLiteNIO
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// `bench-queue enqueue [COUNT]`: jobs enqueued per second on the SQLite store (WAL, synchronous=FULL), one per call
+// and in batches of 100, against the floor: raw sqlite-nio inserts of rows of the same size with the same settings,
+// on the same disk ($TMPDIR), autocommitted one by one and committed 100 at a time.
+// `bench-queue drain URL [COUNT]`: COUNT small POSTs to URL drained through the SQLite store with 8 at once, against
+// the same POSTs sent directly through a Courier session with 8 at once: jobs per second and client CPU per job.
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else {
+    FileHandle.standardError.write(Data("usage: bench-queue enqueue [COUNT] | drain URL [COUNT]\n".utf8))
+    exit(2)
+}
+
+func temporaryStore() -> String {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-queue-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    return folder.appendingPathComponent("queue.sqlite").path
+}
+
+func removeStore(_ path: String) {
+    try? FileManager.default.removeItem(at: URL(fileURLWithPath: path).deletingLastPathComponent())
+}
+
+/// Seconds `body` takes.
+func timed(_ body: () async throws -> Void) async rethrows -> Double {
+    let start = ContinuousClock.now
+    try await body()
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+func rawInserts(count: Int, batch: Int) async throws -> Double {
+    let path = temporaryStore()
+    defer { removeStore(path) }
+    let connection = try await SQLiteConnection.open(storage: .file(path: path))
+    for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"] { _ = try await connection.query(pragma) }
+    _ = try await connection.query("CREATE TABLE jobs (sequence INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, request BLOB NOT NULL, body BLOB)")
+    let request = ByteBuffer(bytes: Array(repeating: UInt8(ascii: "r"), count: 200))
+    let body = ByteBuffer(bytes: Array(repeating: UInt8(ascii: "b"), count: 64))
+    let seconds = try await timed {
+        for start in stride(from: 0, to: count, by: batch) {
+            if batch > 1 { _ = try await connection.query("BEGIN IMMEDIATE") }
+            for _ in start..<min(count, start + batch) {
+                _ = try await connection.query("INSERT INTO jobs (id, request, body) VALUES (?, ?, ?)",
+                                               [.text(UUID().uuidString), .blob(request), .blob(body)])
+            }
+            if batch > 1 { _ = try await connection.query("COMMIT") }
+        }
+    }
+    try await connection.close()
+    return Double(count) / seconds
+}
+
+func queueEnqueues(count: Int, batch: Int) async throws -> Double {
+    let path = temporaryStore()
+    defer { removeStore(path) }
+    let queue = RequestQueue(store: try await SQLiteQueueStore.open(path: path))
+    var request = URLRequest(url: URL(string: "http://127.0.0.1:8080/anything")!)
+    request.httpMethod = "POST"
+    request.httpBody = Data(repeating: UInt8(ascii: "b"), count: 64)
+    let seconds = try await timed {
+        for start in stride(from: 0, to: count, by: batch) {
+            if batch == 1 {
+                try await queue.enqueue(request)
+            } else {
+                try await queue.enqueue(Array(repeating: (request, JobOptions()), count: min(batch, count - start)))
+            }
+        }
+    }
+    try await queue.close()
+    return Double(count) / seconds
+}
+
+func enqueueBenchmark(count: Int) async throws {
+    print("enqueue, SQLite WAL synchronous=FULL, \(count) jobs, in \(FileManager.default.temporaryDirectory.path)")
+    for batch in [1, 100] {
+        let floor = try await rawInserts(count: count, batch: batch)
+        let courier = try await queueEnqueues(count: count, batch: batch)
+        let label = batch == 1 ? "one per commit" : "100 per commit"
+        print(String(format: "  %@: raw sqlite-nio %.0f/s, RequestQueue %.0f/s (%.2f× the floor)", label, floor, courier, courier / floor))
+    }
+}
+
+func drainBenchmark(url: URL, count: Int) async throws {
+    var request = URLRequest(url: url)
+    request.httpMethod = "POST"
+    request.httpBody = Data("{\"n\":1}".utf8)
+    let session = URLSessionManager()
+
+    // Direct: the same requests through the session, 8 at a time.
+    let directStart = ProcessUsage.now()
+    let direct = try await timed {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<count {
+                if index >= 8 { try await group.next() }
+                group.addTask { _ = try await session.upload(for: request, from: request.httpBody ?? Data()) }
+            }
+            try await group.waitForAll()
+        }
+    }
+    let directCPU = ProcessUsage.now().cpuMicroseconds - directStart.cpuMicroseconds
+
+    let path = temporaryStore()
+    defer { removeStore(path) }
+    let queue = RequestQueue(
+        store: try await SQLiteQueueStore.open(path: path), session: session,
+        configuration: QueueConfiguration(maximumConcurrentJobs: 8, maximumConcurrentJobsPerHost: 8))
+    for start in stride(from: 0, to: count, by: 1000) {
+        try await queue.enqueue(Array(repeating: (request, JobOptions()), count: min(1000, count - start)))
+    }
+    let queuedStart = ProcessUsage.now()
+    let queued = try await timed { try await queue.drain() }
+    let queuedCPU = ProcessUsage.now().cpuMicroseconds - queuedStart.cpuMicroseconds
+    let succeeded = try await queue.jobs(in: [.succeeded], limit: .max).count
+    try await queue.close()
+    guard succeeded == count else {
+        print("only \(succeeded) of \(count) jobs succeeded")
+        exit(1)
+    }
+    print("drain of \(count) POSTs to \(url.absoluteString), 8 at once")
+    print(String(format: "  direct through the session: %.0f requests/s, %.0f µs CPU each", Double(count) / direct, Double(directCPU) / Double(count)))
+    print(String(format: "  through the SQLite queue:   %.0f jobs/s, %.0f µs CPU each (the queue's overhead: %.0f µs a job)",
+                 Double(count) / queued, Double(queuedCPU) / Double(count), Double(queuedCPU - directCPU) / Double(count)))
+}
+
+switch arguments[1] {
+case "enqueue":
+    try await enqueueBenchmark(count: arguments.count > 2 ? Int(arguments[2]) ?? 2000 : 2000)
+case "drain" where arguments.count > 2:
+    guard let url = URL(string: arguments[2]) else { exit(2) }
+    try await drainBenchmark(url: url, count: arguments.count > 3 ? Int(arguments[3]) ?? 10_000 : 10_000)
+default:
+    FileHandle.standardError.write(Data("usage: bench-queue enqueue [COUNT] | drain URL [COUNT]\n".utf8))
+    exit(2)
+}
