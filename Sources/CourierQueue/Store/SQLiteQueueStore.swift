@@ -113,13 +113,15 @@ public final class SQLiteQueueStore: QueueStore {
             inline = .blob(ByteBuffer(bytes: data))
             length = Int64(data.count)
         case .data(let data):
-            try DurableFile.makeFolder(bodies)
-            try DurableFile.write(data, to: bodyURL(job.id))
+            try makeBodiesFolder()
+            try Self.durably(bodyURL(job.id)) { url throws(PrivateFile.Failure) in try PrivateFile.replace(url, with: data, durable: true) }
             file = .text(job.id.uuidString)
             length = Int64(data.count)
         case .file(let source):
-            try DurableFile.makeFolder(bodies)
-            length = try DurableFile.copy(source, to: bodyURL(job.id))
+            try makeBodiesFolder()
+            try Self.durably(bodyURL(job.id)) { url throws(PrivateFile.Failure) in
+                length = try PrivateFile.replace(url, copying: source, durable: true)
+            }
             file = .text(job.id.uuidString)
         }
         let encoder = JSONEncoder()
@@ -131,6 +133,26 @@ public final class SQLiteQueueStore: QueueStore {
             .integer(job.options.requiresNetwork ? 1 : 0), .float(job.enqueuedAt.timeIntervalSince1970),
             job.traceContext.isEmpty ? .null : .blob(ByteBuffer(bytes: try encoder.encode(job.traceContext))),
         ]
+    }
+
+    /// Makes the bodies' folder when missing, and flushes its parent so that the folder itself survives a power loss.
+    private func makeBodiesFolder() throws {
+        guard !FileManager.default.fileExists(atPath: bodies.path) else { return }
+        do {
+            try FileManager.default.createDirectory(at: bodies, withIntermediateDirectories: true)
+        } catch {
+            throw QueueStoreError.bodyNotStored(path: bodies.path, reason: error.localizedDescription)
+        }
+        try Self.durably(bodies.deletingLastPathComponent()) { folder throws(PrivateFile.Failure) in try PrivateFile.flushFolder(folder) }
+    }
+
+    /// Runs a write of Courier's durable files on `url`, its failure as ``QueueStoreError/bodyNotStored(path:reason:)``.
+    private static func durably(_ url: URL, _ write: (URL) throws(PrivateFile.Failure) -> Void) throws(QueueStoreError) {
+        do throws(PrivateFile.Failure) {
+            try write(url)
+        } catch {
+            throw .bodyNotStored(path: url.path, reason: error.reason)
+        }
     }
 
     private func bodyURL(_ id: UUID) -> URL {
