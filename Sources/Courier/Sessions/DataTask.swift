@@ -30,12 +30,22 @@ public class DataTask: SessionTask, @unchecked Sendable {
         super.init(identifier: identifier, request: request, manager: manager, reports: reports)
     }
 
+    /// The most bytes of the response body this task holds, set before it is resumed: a longer `Content-Length`
+    /// fails it at once, a longer body as soon as it passes the limit, with `URLError(.dataLengthExceedsMaximum)`.
+    /// Default `nil`: the session's ``SessionConfiguration/maximumResponseDataSize``.
+    public var maximumResponseDataSize: Int64? {
+        get { responseLimit.withLock { $0 } }
+        set { responseLimit.withLock { $0 = newValue } }
+    }
+
+    private let responseLimit = Mutex<Int64?>(nil)
+
     /// The response body received so far (all of it once completed).
     public var responseData: Data { body.withLock { $0 } ?? exchange?.receivedData ?? Data() }
 
     override func configure(_ configuration: inout ExchangeConfiguration) {
         configuration.sink = .memory
-        configuration.maximumBodySize = manager.configuration.maximumResponseDataSize
+        configuration.maximumBodySize = maximumResponseDataSize ?? manager.configuration.maximumResponseDataSize
         configuration.didReceiveResponse = { [weak self] response in self?.didReceive(response: response) }
         configuration.downloadProgress = { [weak self] progress in self?.didReceive(progress) }
         configuration.bodyDecision = { [weak self] response, _ in

@@ -28,6 +28,9 @@ public final class ImageDownloader: Sendable {
     public let decoder: ImageDecoder
     /// The most downloads at a time. Default 4.
     public let maximumActiveDownloads: Int
+    /// The longest body downloaded, in bytes: a server announcing more fails the download before its body is read,
+    /// and one sending more is cut off there, with ``ImageDownloadError/tooLarge(limit:url:)``. Default 64 MiB.
+    public let maximumImageBytes: Int
 
     private let slots: DownloadSlots
     private let pool: NIOThreadPool
@@ -59,13 +62,16 @@ public final class ImageDownloader: Sendable {
     ///   - decoder: How images are decoded. Default `ImageDecoder()`.
     ///   - maximumActiveDownloads: The most downloads at a time (at least 1). Default 4.
     ///   - prioritization: The order of queued downloads of the same priority. Default `.fifo`.
+    ///   - maximumImageBytes: The longest body downloaded (at least 1). Default 64 MiB.
     public init(
         session: URLSessionManager = URLSessionManager(),
         imageCache: (any ImageRequestCache)? = AutoPurgingImageCache(),
         decoder: ImageDecoder = ImageDecoder(),
         maximumActiveDownloads: Int = 4,
-        prioritization: ImageDownloadPrioritization = .fifo
+        prioritization: ImageDownloadPrioritization = .fifo,
+        maximumImageBytes: Int = 64 << 20
     ) {
+        self.maximumImageBytes = max(maximumImageBytes, 1)
         self.session = session
         self.imageCache = imageCache
         self.decoder = decoder
@@ -222,9 +228,19 @@ public final class ImageDownloader: Sendable {
         for handler in handlers { handler(preview) }
     }
 
-    /// Downloads, then decodes and processes on the thread pool.
+    /// Downloads as a data task (seen in the session's `tasks`, with its progress), at most ``maximumImageBytes`` of
+    /// it, then decodes and processes on the thread pool.
     private func load(_ request: URLRequest, processor: (any ImageProcessor)?) async throws -> Image {
-        let (data, response) = try await session.data(for: request)
+        let task = session.dataTask(with: request, completionHandler: nil)
+        task.maximumResponseDataSize = Int64(maximumImageBytes)
+        let data: Data
+        let response: HTTPURLResponse
+        do {
+            data = try await task.value
+            response = try await task.completedResponse
+        } catch let error as URLError where error.code == .dataLengthExceedsMaximum {
+            throw ImageDownloadError.tooLarge(limit: maximumImageBytes, url: request.url ?? URL(fileURLWithPath: "/"))
+        }
         try check(response, of: request)
         return try await decoded(data, processor: processor)
     }
