@@ -89,9 +89,11 @@ func enqueueBenchmark(count: Int) async throws {
 }
 
 func drainBenchmark(url: URL, count: Int) async throws {
-    var request = URLRequest(url: url)
-    request.httpMethod = "POST"
-    request.httpBody = Data("{\"n\":1}".utf8)
+    var post = URLRequest(url: url)
+    post.httpMethod = "POST"
+    post.httpBody = Data("{\"n\":1}".utf8)
+    let request = post
+    let body = Data("{\"n\":1}".utf8)
     let session = URLSessionManager()
 
     // Direct: the same requests through the session, 8 at a time.
@@ -100,7 +102,7 @@ func drainBenchmark(url: URL, count: Int) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<count {
                 if index >= 8 { try await group.next() }
-                group.addTask { _ = try await session.upload(for: request, from: request.httpBody ?? Data()) }
+                group.addTask { _ = try await session.upload(for: request, from: body) }
             }
             try await group.waitForAll()
         }

@@ -167,6 +167,13 @@ public enum JobResolution: Sendable {
     case retry(at: Date, JobOutcome)
     /// Failed for good.
     case deadLettered(JobOutcome)
+
+    /// The outcome recorded with it.
+    public var outcome: JobOutcome {
+        switch self {
+        case .succeeded(let outcome), .retry(_, let outcome), .deadLettered(let outcome): outcome
+        }
+    }
 }
 
 /// The queue's depth and next due time.

@@ -79,30 +79,36 @@ public final class SQLiteQueueStore: QueueStore {
     public func add(_ jobs: [NewJob]) async throws {
         guard !jobs.isEmpty else { return }
         // Bodies first, each durable before any row names it; a crash between leaves only an unnamed file.
+        let encoder = JSONEncoder()
         var rows: [[SQLiteData]] = []
         rows.reserveCapacity(jobs.count)
         for job in jobs {
-            rows.append(try storeBody(of: job))
+            rows.append(try storeBody(of: job, encoder: encoder))
         }
-        let insert = """
-            INSERT INTO courier_jobs (id, state, request, body, body_file, body_length, host, ordering_key, not_before,
-                deadline, requires_network, attempts, enqueued_at, trace_context)
-            VALUES (?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)
-            """
+        // Up to 64 rows a statement (768 parameters, far below SQLite's limit): each statement is a hop to sqlite-nio's
+        // thread pool, so a batch costs a few hops and one commit, one flush.
+        let statements = stride(from: 0, to: rows.count, by: 64).map { start in
+            let chunk = rows[start..<min(rows.count, start + 64)]
+            let values = Array(repeating: "(?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)", count: chunk.count).joined(separator: ", ")
+            return ("""
+                INSERT INTO courier_jobs (id, state, request, body, body_file, body_length, host, ordering_key, not_before,
+                    deadline, requires_network, attempts, enqueued_at, trace_context) VALUES \(values)
+                """, Array(chunk.joined()))
+        }
         try await gate.run {
-            if rows.count == 1 {
+            if statements.count == 1 {
                 // One statement commits on its own: one flush, as a plain insert costs.
-                _ = try await self.connection.query(insert, rows[0])
+                _ = try await self.connection.query(statements[0].0, statements[0].1)
                 return
             }
             try await self.transaction {
-                for row in rows { _ = try await self.connection.query(insert, row) }
+                for (sql, binds) in statements { _ = try await self.connection.query(sql, binds) }
             }
         }
     }
 
     /// The row's values for `job`, after writing a long body to its file.
-    private func storeBody(of job: NewJob) throws -> [SQLiteData] {
+    private func storeBody(of job: NewJob, encoder: JSONEncoder) throws -> [SQLiteData] {
         var inline: SQLiteData = .null
         var file: SQLiteData = .null
         var length: Int64 = 0
@@ -124,7 +130,6 @@ public final class SQLiteQueueStore: QueueStore {
             }
             file = .text(job.id.uuidString)
         }
-        let encoder = JSONEncoder()
         let notBefore = job.options.notBefore ?? job.enqueuedAt
         return [
             .text(job.id.uuidString), .blob(ByteBuffer(bytes: try encoder.encode(job.request))), inline, file,

@@ -22,13 +22,19 @@ struct JobRunner: Sendable {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await renewLeases(of: inFlight) }
             defer { group.cancelAll() }
-            while !Task.isCancelled {
+            claiming: while !Task.isCancelled {
                 let free = configuration.maximumConcurrentJobs - inFlight.withLock { $0.count }
                 var claimedAll = false
                 if free > 0 {
-                    let result = try await queue.store.claim(JobClaim(
+                    let claim = JobClaim(
                         worker: worker, limit: free, perHostLimit: configuration.maximumConcurrentJobsPerHost, now: Date(),
-                        leaseDuration: configuration.leaseDuration, online: isOnline))
+                        leaseDuration: configuration.leaseDuration, online: isOnline)
+                    let result: ClaimResult
+                    do {
+                        result = try await queue.store.claim(claim)
+                    } catch where Task.isCancelled {
+                        break claiming  // a cancelled worker stops claiming (the store refuses work for a cancelled task)
+                    }
                     report(result.deadLettered)
                     for claimed in result.jobs {
                         inFlight.withLock { $0[claimed.job.id] = claimed.lease }
@@ -40,16 +46,21 @@ struct JobRunner: Sendable {
                     }
                     claimedAll = !result.jobs.isEmpty && result.jobs.count == free
                 }
-                if claimedAll { continue }
+                if claimedAll { continue claiming }
                 let now = Date()
-                let schedule = try await queue.store.schedule(now: now)
+                let schedule: QueueSchedule
+                do {
+                    schedule = try await queue.store.schedule(now: now)
+                } catch where Task.isCancelled {
+                    break claiming
+                }
                 queue.queueMetrics.record(schedule, now: now)
-                if untilDrained, schedule.pending == 0, schedule.running == 0, inFlight.withLock({ $0.isEmpty }) { break }
+                if untilDrained, schedule.pending == 0, schedule.running == 0, inFlight.withLock({ $0.isEmpty }) { break claiming }
                 var wait = configuration.pollInterval
                 if let due = schedule.nextDue { wait = min(wait, max(0, due.timeIntervalSince(now))) }
                 await queue.wakeSignal.wait(upTo: wait)
             }
-            // A cancelled run stops claiming; the attempts in flight finish (or are cancelled with it).
+            // A cancelled run stops claiming; its attempts in flight are cancelled with it and put their jobs back.
             group.cancelAll()
             try await group.waitForAll()
         }
@@ -98,6 +109,15 @@ struct JobRunner: Sendable {
             span.attributes["courier.queue.job_id"] = job.id.uuidString
             span.attributes["courier.queue.attempt"] = job.attempts
             return await send(claimed, started: started)
+        }
+        if Task.isCancelled {
+            // The worker is stopping (its task was cancelled), not the job failing: the job goes back to the queue as
+            // it was, due at once, for the next worker (this attempt still counts).
+            // (In a task of its own: the store's thread pool refuses work for a cancelled task.)
+            let store = queue.store
+            let putBack = JobResolution.retry(at: Date(), job.outcome ?? resolution.outcome)
+            _ = try? await Task { try await store.resolve(claimed.lease, as: putBack) }.value
+            return
         }
         let recorded: Bool
         do {

@@ -191,9 +191,10 @@ public final class RequestQueue: Sendable {
 
     // MARK: - Working
 
-    /// Runs jobs until the calling task is cancelled.
-    /// - Throws: `QueueError`-free: the store's error when it cannot be read, `CancellationError` never (a
-    ///   cancelled run returns).
+    /// Runs jobs until the calling task is cancelled; then it stops claiming, and the jobs it was running go back to
+    /// the queue, due at once (a cancelled run returns normally).
+    /// - Throws: the store's error when it cannot be read or written (the jobs in flight then stay under their
+    ///   leases, which run out).
     public func run() async throws {
         try await work(untilDrained: false)
     }

@@ -49,7 +49,7 @@ struct QueueBadInputTests {
         try await editor.close()
 
         try await fixture.queue.drain()
-        try await Task.sleep(for: .milliseconds(50))
+        await events.waitFor(4) { if case .deadLettered = $0 { true } else { false } }
         events.stop()
         let deadLettered = events.events.compactMap { entry -> (UUID?, String)? in
             if case .deadLettered(let id, let reason) = entry.event { return (id, reason) }

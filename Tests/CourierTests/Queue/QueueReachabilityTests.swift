@@ -31,6 +31,7 @@ struct QueueReachabilityTests {
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(try await fixture.queue.job(free)?.state == .succeeded)
+            // Nothing must happen here: ten poll intervals without a route.
             try await Task.sleep(for: .milliseconds(500))
             let held = try #require(try await fixture.queue.job(waiting))
             #expect(held.state == .pending)

@@ -72,5 +72,11 @@ final class QueueEventLog: Sendable {
     /// The events so far, oldest first.
     var events: [(at: Date, event: QueueEvent)] { entries.items.withLock { $0.map { (at: $0.0, event: $0.1) } } }
 
+    /// Waits (polling, up to 10 s) until `count` events match `matches`: events emitted before a drain returned may
+    /// still be on their way through the stream.
+    func waitFor(_ count: Int, _ matches: @escaping @Sendable (QueueEvent) -> Bool) async {
+        _ = await eventually { self.events.filter { matches($0.event) }.count >= count }
+    }
+
     func stop() { reader.cancel() }
 }

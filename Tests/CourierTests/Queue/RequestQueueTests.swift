@@ -110,7 +110,7 @@ struct RequestQueueTests {
             free.append(try await fixture.queue.enqueue(try fixture.request("/delay/0.05?free=\(index)")))
         }
         try await fixture.queue.drain()
-        try await Task.sleep(for: .milliseconds(50))
+        await events.waitFor(12) { if case .succeeded = $0 { true } else { false } }
         events.stop()
 
         let log = fixture.server.requestLog.requests.map(\.target)
@@ -146,7 +146,7 @@ struct RequestQueueTests {
                 try await fixture.queue.enqueue(try fixture.request("/delay/0.1?n=\(index)"))
             }
             try await fixture.queue.drain()
-            try await Task.sleep(for: .milliseconds(50))
+            await events.waitFor(9) { if case .succeeded = $0 { true } else { false } }
             events.stop()
             var running = 0
             var most = 0
@@ -169,6 +169,7 @@ struct RequestQueueTests {
         let key = UUID().uuidString
         let id = try await fixture.queue.enqueue(try fixture.request("/flaky/2/\(key)?retry_after=1", method: "POST"))
         try await fixture.queue.drain()
+        await events.waitFor(1) { if case .succeeded = $0 { true } else { false } }
         events.stop()
         let job = try #require(try await fixture.queue.job(id))
         #expect(job.state == .succeeded)
@@ -231,6 +232,7 @@ struct RequestQueueTests {
         let late = try await fixture.queue.enqueue(
             try fixture.request("/anything?late"), options: JobOptions(notBefore: enqueued.addingTimeInterval(0.6), deadline: enqueued.addingTimeInterval(0.3)))
         try await fixture.queue.drain()
+        await events.waitFor(1) { if case .succeeded = $0 { true } else { false } }
         events.stop()
         #expect(try await fixture.queue.job(later)?.state == .succeeded)
         let started = try #require(events.events.first { if case .started(later, _) = $0.event { true } else { false } })
@@ -262,6 +264,23 @@ struct RequestQueueTests {
         let late = JobOutcome(statusCode: 500, attempts: 1, finishedAt: Date())
         #expect(try await fixture.queue.store.resolve(lease, as: .deadLettered(late)) == false)
         #expect(try await fixture.queue.job(id)?.state == .succeeded)
+    }
+
+    @Test("a worker cancelled mid-attempt puts its job back, due at once, instead of dead-lettering it")
+    func aCancelledWorkerPutsItsJobBack() async throws {
+        let fixture = try await QueueFixture.start()
+        defer { Task { await fixture.stop() } }
+        let events = QueueEventLog(fixture.queue)
+        let id = try await fixture.queue.enqueue(try fixture.request("/delay/5", method: "POST"))
+        let worker = Task { try await fixture.queue.run() }
+        await events.waitFor(1) { if case .started = $0 { true } else { false } }
+        worker.cancel()
+        try await worker.value
+        events.stop()
+        let job = try #require(try await fixture.queue.job(id))
+        #expect(job.state == .pending)
+        #expect(job.notBefore <= Date())
+        #expect(!events.events.contains { if case .deadLettered = $0.event { true } else { false } })
     }
 
     @Test("jobs enqueued and acknowledged are there after the store is closed and opened again")
