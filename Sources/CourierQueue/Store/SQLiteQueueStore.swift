@@ -25,6 +25,10 @@ public final class SQLiteQueueStore: QueueStore {
     private let gate = SerialGate()
     private let bodies: URL
     private let closed = Mutex(false)
+    /// When the last claim looked through the whole table for rows no claim would take (see ``claim(_:)``).
+    private let lastSweep = Mutex<Date?>(nil)
+    /// How often a claim looks through the whole table: 1 s (the rest of a claim reads only due jobs by index).
+    private static let sweepInterval: TimeInterval = 1
 
     private init(path: String, connection: SQLiteConnection) {
         self.path = path
@@ -176,27 +180,37 @@ public final class SQLiteQueueStore: QueueStore {
                     WHERE state = 'running' AND (typeof(lease_expires) NOT IN ('real', 'integer') OR lease_expires <= ?)
                     """, [.float(now)])
                 var deadLettered: [(id: UUID?, error: QueueStoreError)] = []
-                try await self.deadLetterUnschedulable(into: &deadLettered)
-                try await self.deadLetterPastDeadlines(now: claim.now, into: &deadLettered)
+                // The sweeps read every row, so they run at most once a second; between them, a claim skips jobs past
+                // their deadline (the next sweep dead-letters them) and reads due jobs only.
+                let sweeps = self.lastSweep.withLock { last in
+                    guard last.map({ claim.now.timeIntervalSince($0) >= Self.sweepInterval || claim.now < $0 }) ?? true else { return false }
+                    last = claim.now
+                    return true
+                }
+                if sweeps {
+                    try await self.deadLetterUnschedulable(into: &deadLettered)
+                    try await self.deadLetterPastDeadlines(now: claim.now, into: &deadLettered)
+                }
                 var running: [String: Int] = [:]
                 if claim.perHostLimit != nil {
                     for row in try await self.connection.query(
-                        "SELECT host, COUNT(*) AS count FROM courier_jobs WHERE state = 'running' GROUP BY host")
+                        "SELECT host, COUNT(*) AS count FROM courier_jobs INDEXED BY courier_jobs_queue WHERE state = 'running' GROUP BY host")
                     {
                         if case .text(let host)? = row.column("host"), case .integer(let count)? = row.column("count") {
                             running[host] = Int(count)
                         }
                     }
                 }
-                // Due jobs in order; of an ordering key's jobs only the earliest unfinished one.
+                // Due jobs in order; of an ordering key's jobs only the earliest unfinished one. Walked by the queue
+                // index (SQLite would otherwise read every due job by date and sort them all for each claim).
                 let candidates = try await self.connection.query("""
-                    SELECT \(SQLiteSchema.columns) FROM courier_jobs AS j
-                    WHERE state = 'pending' AND not_before <= ? AND (? OR requires_network = 0)
+                    SELECT \(SQLiteSchema.columns) FROM courier_jobs AS j INDEXED BY courier_jobs_queue
+                    WHERE state = 'pending' AND not_before <= ? AND (deadline IS NULL OR deadline >= ?) AND (? OR requires_network = 0)
                       AND (ordering_key IS NULL OR NOT EXISTS (
                         SELECT 1 FROM courier_jobs AS o WHERE o.ordering_key = j.ordering_key AND o.sequence < j.sequence
                           AND o.state IN ('pending', 'running')))
                     ORDER BY sequence LIMIT ?
-                    """, [.float(now), .integer(claim.online ? 1 : 0), .integer(claim.limit * (claim.perHostLimit == nil ? 1 : 8))])
+                    """, [.float(now), .float(now), .integer(claim.online ? 1 : 0), .integer(claim.limit * (claim.perHostLimit == nil ? 1 : 8))])
                 var claimed: [ClaimedJob] = []
                 for row in candidates where claimed.count < claim.limit {
                     let stored: SQLiteJobRow

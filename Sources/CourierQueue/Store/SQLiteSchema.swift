@@ -29,6 +29,8 @@ enum SQLiteSchema {
             trace_context BLOB
         )
         """,
+        // Claims walk the pending jobs in queue order; the schedule looks for the next due date.
+        "CREATE INDEX IF NOT EXISTS courier_jobs_queue ON courier_jobs (state, sequence)",
         "CREATE INDEX IF NOT EXISTS courier_jobs_due ON courier_jobs (state, not_before)",
         "CREATE INDEX IF NOT EXISTS courier_jobs_ordering ON courier_jobs (ordering_key, sequence) WHERE ordering_key IS NOT NULL",
     ]

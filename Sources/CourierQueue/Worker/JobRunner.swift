@@ -45,6 +45,10 @@ struct JobRunner: Sendable {
                         }
                     }
                     claimedAll = !result.jobs.isEmpty && result.jobs.count == free
+                } else {
+                    // Every slot is busy: the next thing to do is claim when one ends.
+                    await queue.wakeSignal.wait(upTo: configuration.pollInterval)
+                    continue claiming
                 }
                 if claimedAll { continue claiming }
                 let now = Date()
