@@ -19,6 +19,13 @@ final class SerialGate: Sendable {
     }
 
     private func enter() async {
+        // The usual case, an idle gate, enters without suspending.
+        let entered = state.withLock { state -> Bool in
+            guard !state.busy else { return false }
+            state.busy = true
+            return true
+        }
+        if entered { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let admitted = state.withLock { state -> Bool in
                 if state.busy {

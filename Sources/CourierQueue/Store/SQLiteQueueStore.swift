@@ -83,21 +83,16 @@ public final class SQLiteQueueStore: QueueStore {
     public func add(_ jobs: [NewJob]) async throws {
         guard !jobs.isEmpty else { return }
         // Bodies first, each durable before any row names it; a crash between leaves only an unnamed file.
-        let encoder = JSONEncoder()
         var rows: [[SQLiteData]] = []
         rows.reserveCapacity(jobs.count)
         for job in jobs {
-            rows.append(try storeBody(of: job, encoder: encoder))
+            rows.append(try storeBody(of: job))
         }
         // Up to 64 rows a statement (768 parameters, far below SQLite's limit): each statement is a hop to sqlite-nio's
         // thread pool, so a batch costs a few hops and one commit, one flush.
         let statements = stride(from: 0, to: rows.count, by: 64).map { start in
             let chunk = rows[start..<min(rows.count, start + 64)]
-            let values = Array(repeating: "(?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)", count: chunk.count).joined(separator: ", ")
-            return ("""
-                INSERT INTO courier_jobs (id, state, request, body, body_file, body_length, host, ordering_key, not_before,
-                    deadline, requires_network, attempts, enqueued_at, trace_context) VALUES \(values)
-                """, Array(chunk.joined()))
+            return (Self.insert(rows: chunk.count), Array(chunk.joined()))
         }
         try await gate.run {
             if statements.count == 1 {
@@ -111,8 +106,26 @@ public final class SQLiteQueueStore: QueueStore {
         }
     }
 
+    /// The statement inserting `rows` rows (the one-row statement is made once).
+    private static func insert(rows: Int) -> String {
+        rows == 1 ? insertOne : makeInsert(rows: rows)
+    }
+
+    private static let insertOne = makeInsert(rows: 1)
+
+    private static func makeInsert(rows: Int) -> String {
+        let values = Array(repeating: "(?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?)", count: rows).joined(separator: ", ")
+        return """
+            INSERT INTO courier_jobs (id, state, request, body, body_file, body_length, host, ordering_key, not_before,
+                deadline, requires_network, attempts, enqueued_at, trace_context) VALUES \(values)
+            """
+    }
+
+    /// Encodes stored requests, outcomes and trace contexts (one for the store: making one costs more than encoding).
+    private let encoder = JSONEncoder()
+
     /// The row's values for `job`, after writing a long body to its file.
-    private func storeBody(of job: NewJob, encoder: JSONEncoder) throws -> [SQLiteData] {
+    private func storeBody(of job: NewJob) throws -> [SQLiteData] {
         var inline: SQLiteData = .null
         var file: SQLiteData = .null
         var length: Int64 = 0
@@ -331,7 +344,7 @@ public final class SQLiteQueueStore: QueueStore {
         case .deadLettered(let value): (state, outcome) = ("dead", value)
         case .retry(let date, let value): (state, outcome, notBefore) = ("pending", value, date)
         }
-        let encoded = try JSONEncoder().encode(outcome)
+        let encoded = try encoder.encode(outcome)
         return try await gate.run {
             let rows = try await self.connection.query("""
                 UPDATE courier_jobs SET state = ?, outcome = ?, not_before = COALESCE(?, not_before),
