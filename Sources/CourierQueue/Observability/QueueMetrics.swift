@@ -13,14 +13,16 @@ struct QueueMetrics: Sendable {
     let succeeded: Counter
     let deadLetters: Counter
 
-    init(queue name: String) {
+    /// The instruments of the queue `name`, made by `factory` (default: the process's `MetricsSystem`).
+    init(queue name: String, factory: (any MetricsFactory)?) {
         let dimensions = [("queue", name)]
-        depth = Gauge(label: "courier_queue_depth", dimensions: dimensions)
-        oldestAge = Gauge(label: "courier_queue_oldest_job_age_seconds", dimensions: dimensions)
-        attempts = Counter(label: "courier_queue_attempts_total", dimensions: dimensions)
-        retries = Counter(label: "courier_queue_retries_total", dimensions: dimensions)
-        succeeded = Counter(label: "courier_queue_succeeded_total", dimensions: dimensions)
-        deadLetters = Counter(label: "courier_queue_dead_letters_total", dimensions: dimensions)
+        let factory = factory ?? MetricsSystem.factory
+        depth = Gauge(label: "courier_queue_depth", dimensions: dimensions, factory: factory)
+        oldestAge = Gauge(label: "courier_queue_oldest_job_age_seconds", dimensions: dimensions, factory: factory)
+        attempts = Counter(label: "courier_queue_attempts_total", dimensions: dimensions, factory: factory)
+        retries = Counter(label: "courier_queue_retries_total", dimensions: dimensions, factory: factory)
+        succeeded = Counter(label: "courier_queue_succeeded_total", dimensions: dimensions, factory: factory)
+        deadLetters = Counter(label: "courier_queue_dead_letters_total", dimensions: dimensions, factory: factory)
     }
 
     func record(_ schedule: QueueSchedule, now: Date) {

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Courier
 import Foundation
 
@@ -25,6 +26,8 @@ public struct QueueConfiguration: Sendable {
     /// as if a route exists. An unknown status (a platform that cannot tell) counts as a route; a job waiting for one
     /// is looked at again every ``pollInterval``.
     public var reachability: NetworkReachabilityManager?
+    /// Where the queue's metrics go. Default `nil`: the process's `MetricsSystem` (whatever was bootstrapped).
+    public var metricsFactory: (any MetricsFactory)?
 
     /// A configuration; every parameter defaults to the value listed on its property.
     public init(
@@ -35,8 +38,10 @@ public struct QueueConfiguration: Sendable {
         retryPolicy: RetryPolicy = RequestQueue.defaultRetryPolicy,
         maximumBackoff: TimeInterval = 5 * 3600,
         maximumStoredResponseBody: Int = 64 * 1024,
-        reachability: NetworkReachabilityManager? = nil
+        reachability: NetworkReachabilityManager? = nil,
+        metricsFactory: (any MetricsFactory)? = nil
     ) {
+        self.metricsFactory = metricsFactory
         self.maximumConcurrentJobs = max(1, maximumConcurrentJobs)
         self.maximumConcurrentJobsPerHost = maximumConcurrentJobsPerHost.map { max(1, $0) }
         self.leaseDuration = leaseDuration.isFinite ? max(0.5, leaseDuration) : 60

@@ -62,7 +62,7 @@ public final class RequestQueue: Sendable {
         self.session = session
         self.configuration = configuration
         self.name = name
-        self.metrics = QueueMetrics(queue: name)
+        self.metrics = QueueMetrics(queue: name, factory: configuration.metricsFactory)
         self.logger = logger
     }
 
@@ -210,9 +210,7 @@ public final class RequestQueue: Sendable {
             defer { working = true }
             return working
         }
-        guard !alreadyWorking else {
-            throw QueueStoreError.invalidRequest(reason: "this queue is already running; one run or drain at a time")
-        }
+        guard !alreadyWorking else { throw QueueAlreadyRunningError() }
         defer { working.withLock { $0 = false } }
         let worker = JobRunner(queue: self, worker: Self.workerName())
         try await worker.work(untilDrained: untilDrained)
@@ -227,4 +225,11 @@ public final class RequestQueue: Sendable {
     var wakeSignal: WakeSignal { wake }
     var queueMetrics: QueueMetrics { metrics }
     var log: Logger { logger }
+}
+
+/// ``RequestQueue/run()`` or ``RequestQueue/drain()`` was called while the same queue was already running one: a
+/// queue runs one worker loop at a time (start more queues on the same store for more workers).
+public struct QueueAlreadyRunningError: Error, Sendable, CustomStringConvertible {
+    /// "The queue is already running; it runs one run() or drain() at a time."
+    public var description: String { "The queue is already running; it runs one run() or drain() at a time." }
 }

@@ -28,8 +28,15 @@ struct W3CInMemoryTracer: Tracer {
         injector.inject("00-\(span.traceID)-\(span.spanID)-01", forKey: "traceparent", into: &carrier)
     }
 
+    /// Reads a W3C `traceparent` (`00-TRACE-SPAN-FLAGS`) into the context's span context, as swift-otel's
+    /// propagator does: what a stored trace context (the durable queue's) is read back with.
     func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
-    where Extract.Carrier == Carrier {}
+    where Extract.Carrier == Carrier {
+        guard let value = extractor.extract(key: "traceparent", from: carrier) else { return }
+        let parts = value.split(separator: "-")
+        guard parts.count == 4, parts[1].count == 32, parts[2].count == 16 else { return }
+        context.inMemorySpanContext = InMemorySpanContext(traceID: String(parts[1]), spanID: String(parts[2]), parentSpanID: nil)
+    }
 
     func forceFlush() {}
 
@@ -71,7 +78,9 @@ struct TaskRoutedTracer: Tracer {
     }
 
     func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
-    where Extract.Carrier == Carrier {}
+    where Extract.Carrier == Carrier {
+        Self.current?.extract(carrier, into: &context, using: extractor)
+    }
 
     func forceFlush() {}
 }

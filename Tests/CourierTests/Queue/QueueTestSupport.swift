@@ -25,13 +25,16 @@ struct QueueFixture {
             maximumRetryAfter: defaults.maximumRetryAfter, budget: nil)
     }
 
-    static func start(_ configuration: QueueConfiguration = QueueConfiguration(retryPolicy: policy())) async throws -> QueueFixture {
+    static func start(
+        _ configuration: QueueConfiguration = QueueConfiguration(retryPolicy: policy()), name: String = "default"
+    ) async throws -> QueueFixture {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-queue-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("queue.sqlite").path
         let server = try await TestServer.start()
         let store = try await SQLiteQueueStore.open(path: path)
-        return QueueFixture(folder: folder, path: path, server: server, queue: RequestQueue(store: store, configuration: configuration))
+        return QueueFixture(
+            folder: folder, path: path, server: server, queue: RequestQueue(store: store, configuration: configuration, name: name))
     }
 
     func url(_ path: String) throws -> URL {
