@@ -7,6 +7,8 @@ import FoundationNetworking
 /// The fields ``OperationArchive/validated()`` may name.
 private let checkedFields: Set<String> = [
     "response.statusCode", "totalBytesRead", "resumption.offset", "resumption.completeLength", "outputFilePath",
+    // The request's rules (OperationArchive.Request.validated(), shared with the durable queue's stored jobs).
+    "request.url", "request.method", "request.headers", "request.timeoutInterval",
 ]
 
 /// libFuzzer entry point. An input whose first byte is even is, after it, an operation archive as a user may hand

@@ -1,0 +1,1 @@
+../../../Sources/Courier/Transport/RequestHeaderCheck.swift

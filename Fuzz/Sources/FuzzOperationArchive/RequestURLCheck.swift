@@ -1,0 +1,1 @@
+../../../Sources/Courier/Transport/RequestURLCheck.swift
