@@ -12,7 +12,7 @@ import FuzzDriver
 /// here, that the body splits back into exactly the parts given: the same header fields in the documented order,
 /// names and file names quoted with `"`, CR and LF escaped (`%0D`, `%0A`) in every header name and value so that
 /// none breaks its line, the same body bytes. The split is checked whenever the boundary is a valid RFC 2046 boundary that no part's body
-/// contains, nor starts with (with Courier's random boundary, always).
+/// contains, nor starts with, and no header line holds (with Courier's random boundary, always).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     guard let start, count > 0 else { return 0 }
@@ -104,10 +104,15 @@ public func fuzzOne(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         return 0
     }
     let delimiter = Array("\r\n--\(form.boundary)".utf8)
-    // A body that starts with `--B` makes a delimiter with the CRLF ending its part's header block, so the body is
-    // checked with that CRLF in front: a boundary the caller chose may collide with the data; Courier's never does.
-    guard isValidBoundary(form.boundary),
-          !expected.contains(where: { contains([0x0D, 0x0A] + Array($0.body), delimiter) }) else { return 0 }
+    // A boundary the caller chose may collide with the data (Courier's never does): a body, or a header line, that
+    // contains `CRLF--B` or starts with `--B` (which makes a delimiter with the CRLF before it). Such forms are not
+    // split back; every line is checked with a CRLF in front.
+    let collides = expected.contains { part in
+        contains([0x0D, 0x0A] + Array(part.body), delimiter) || part.headers.contains { field in
+            contains([0x0D, 0x0A] + Array((escapedLineBreaks(field.name) + ": " + escapedLineBreaks(field.value)).utf8), delimiter)
+        }
+    }
+    guard isValidBoundary(form.boundary), !collides else { return 0 }
     guard let parts = split(body, delimiter: delimiter) else {
         preconditionFailure("a body that is not multipart")
     }
