@@ -52,7 +52,8 @@ public struct OperationArchive: Codable, Sendable, Equatable {
         /// body is the bytes as sent: a restored operation does not continue decoded bytes by `Range`. Default `nil`.
         public var decodedContentCoding: String?
 
-        init(_ response: HTTPURLResponse) {
+        /// `response`'s head in codable form: its status, URL, decoded content coding and header fields.
+        public init(_ response: HTTPURLResponse) {
             statusCode = response.statusCode
             url = response.url
             decodedContentCoding = response.decodedContentCoding

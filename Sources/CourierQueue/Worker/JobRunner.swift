@@ -158,7 +158,7 @@ struct JobRunner: Sendable {
             let (data, received) = try await exchange(request, body: claimed.body)
             response = received
             let outcome = JobOutcome(
-                statusCode: received.statusCode, headers: Self.fields(of: received),
+                statusCode: received.statusCode, headers: OperationArchive.Response(received).headers,
                 body: data.prefix(configuration.maximumStoredResponseBody), bodyByteCount: data.count,
                 attempts: job.attempts, startedAt: started, finishedAt: Date())
             if received.statusCode < 400 { return .succeeded(outcome) }
@@ -207,14 +207,6 @@ struct JobRunner: Sendable {
             if let replacement { final.error = OperationArchive.ErrorRecord(replacement) }
             return .deadLettered(final)
         }
-    }
-
-    private static func fields(of response: HTTPURLResponse) -> [String: String] {
-        var fields: [String: String] = [:]
-        for (key, value) in response.allHeaderFields {
-            if let key = key as? String, let value = value as? String { fields[key] = value }
-        }
-        return fields
     }
 
     private static func reason(_ outcome: JobOutcome) -> String {
