@@ -11,6 +11,9 @@ extension URLConnectionOperation {
     /// received so far (the next transfer measures the output file itself). Default `true`.
     public func makeArchive(pausing: Bool = true) -> OperationArchive {
         if pausing { pause() }
+        // A pause on another thread may have stopped the attempt without having taken its bytes yet: take them here
+        // (once per attempt, whoever comes first), so the record holds what was received.
+        settleStoppedAttempt()
         return storage.withLock { storage in
             let interrupted = storage.machine.state != .finished
             var resumption: DownloadResumption?
