@@ -226,9 +226,9 @@ public final class SQLiteQueueStore: QueueStore {
                     """, [.float(now), .float(now), .integer(claim.online ? 1 : 0), .integer(claim.limit * (claim.perHostLimit == nil ? 1 : 8))])
                 var claimed: [ClaimedJob] = []
                 for row in candidates where claimed.count < claim.limit {
-                    let stored: SQLiteJobRow
+                    let stored: StoredJob
                     do throws(QueueStoreError) {
-                        stored = try SQLiteJobRow(row)
+                        stored = try SQLiteJobRow.read(row)
                     } catch {
                         try await self.deadLetterUnreadable(row, error, at: claim.now)
                         deadLettered.append((UUID(uuidString: row.column("id")?.string ?? ""), error))
@@ -282,7 +282,7 @@ public final class SQLiteQueueStore: QueueStore {
             let id = row.column("id")?.string ?? "?"
             var error = QueueStoreError.invalidJob(id: id, field: "state", reason: "is not a job state")
             do throws(QueueStoreError) {
-                _ = try SQLiteJobRow(row)
+                _ = try SQLiteJobRow.read(row)
             } catch let found {
                 error = found
             }
@@ -310,7 +310,7 @@ public final class SQLiteQueueStore: QueueStore {
     private func deadLetterUnreadable(_ row: SQLiteRow, _ error: QueueStoreError, at now: Date) async throws {
         guard case .integer(let sequence)? = row.column("sequence") else { return }
         var attempts = 0
-        if case .integer(let count)? = row.column("attempts"), (0...Int64(SQLiteJobRow.maximumAttempts)).contains(Int64(count)) {
+        if case .integer(let count)? = row.column("attempts"), (0...Int64(StoredJobRecord.maximumAttempts)).contains(Int64(count)) {
             attempts = Int(count)
         }
         let outcome = JobOutcome(error: OperationArchive.ErrorRecord(error), attempts: attempts, finishedAt: now)
@@ -367,7 +367,7 @@ public final class SQLiteQueueStore: QueueStore {
                 [.integer(max(0, limit))])
         }
         // A row that cannot be read is left out here; the next claim dead-letters it, naming it.
-        return rows.compactMap { try? SQLiteJobRow($0).job }
+        return rows.compactMap { try? SQLiteJobRow.read($0).job }
     }
 
     public func job(_ id: UUID) async throws -> QueuedJob? {
@@ -376,7 +376,7 @@ public final class SQLiteQueueStore: QueueStore {
                 "SELECT \(SQLiteSchema.columns) FROM courier_jobs WHERE id = ?", [.text(id.uuidString)])
         }
         guard let row = rows.first else { return nil }
-        return try SQLiteJobRow(row).job
+        return try SQLiteJobRow.read(row).job
     }
 
     public func schedule(now: Date) async throws -> QueueSchedule {
