@@ -8,13 +8,13 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// `RequestQueue` on an SQLite store, sending to the in-process test server (which records every request it
+/// `RequestQueue` on each store (SQLite, and PostgreSQL from scripts/postgres-test-server), sending to the in-process test server (which records every request it
 /// receives, with its `Idempotency-Key`): delivery, keys, bodies, order, limits, retries, dead letters and leases.
-@Suite("RequestQueue on SQLite", .timeLimit(.minutes(3)))
+@Suite("RequestQueue on each store", .timeLimit(.minutes(3)))
 struct RequestQueueTests {
-    @Test("each job is sent once; POSTs carry an Idempotency-Key made at enqueue, GETs none")
-    func eachJobIsSentOnceWithItsKey() async throws {
-        let fixture = try await QueueFixture.start()
+    @Test("each job is sent once; POSTs carry an Idempotency-Key made at enqueue, GETs none", arguments: QueueStoreKind.allCases)
+    func eachJobIsSentOnceWithItsKey(store: QueueStoreKind) async throws {
+        let fixture = try await QueueFixture.start(store: store)
         defer { Task { await fixture.stop() } }
         var ids: [UUID] = []
         for index in 0..<20 {
@@ -49,15 +49,21 @@ struct RequestQueueTests {
         #expect(try await fixture.queue.job(get)?.state == .succeeded)
     }
 
-    @Test("a body over 64 KiB is kept in a file of the store's folder and sent whole")
-    func aLongBodyIsKeptInAFileAndSentWhole() async throws {
+    @Test("a body over 64 KiB is kept (SQLite: in a file of the store's folder) and sent whole", arguments: QueueStoreKind.allCases)
+    func aLongBodyIsKeptInAFileAndSentWhole(store: QueueStoreKind) async throws {
         // The echo holds the body too: the outcome keeps up to 8 MiB of it here.
-        let fixture = try await QueueFixture.start(QueueConfiguration(retryPolicy: QueueFixture.policy(), maximumStoredResponseBody: 8 << 20))
+        let fixture = try await QueueFixture.start(QueueConfiguration(retryPolicy: QueueFixture.policy(), maximumStoredResponseBody: 8 << 20), store: store)
         defer { Task { await fixture.stop() } }
         let body = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
         let id = try await fixture.queue.enqueue(try fixture.request("/post", method: "POST", body: body))
-        let file = URL(fileURLWithPath: fixture.path + ".bodies").appendingPathComponent(id.uuidString)
-        #expect(FileManager.default.contents(atPath: file.path) == body)
+        if store == .sqlite {
+            let file = URL(fileURLWithPath: fixture.path + ".bodies").appendingPathComponent(id.uuidString)
+            #expect(FileManager.default.contents(atPath: file.path) == body)
+        } else {
+            // PostgreSQL keeps it in the row: every machine's workers can send it.
+            let stored = try await PostgresDatabases.run("SELECT length(body) FROM courier_jobs WHERE id = '\(id.uuidString)'", in: fixture.path)
+            #expect(stored == "\(body.count)")
+        }
 
         // A file given as the body is copied: changing it afterwards does not change the job.
         let source = fixture.folder.appendingPathComponent("upload.bin")
@@ -76,9 +82,9 @@ struct RequestQueueTests {
         }
     }
 
-    @Test("an operation's request, and a request whose body is a stream, are stored whole and sent")
-    func operationsAndBodyStreamsAreEnqueued() async throws {
-        let fixture = try await QueueFixture.start()
+    @Test("an operation's request, and a request whose body is a stream, are stored whole and sent", arguments: QueueStoreKind.allCases)
+    func operationsAndBodyStreamsAreEnqueued(store: QueueStoreKind) async throws {
+        let fixture = try await QueueFixture.start(store: store)
         defer { Task { await fixture.stop() } }
         let operation = HTTPRequestOperation(request: try fixture.request("/anything?operation", method: "PATCH", body: Data("patched".utf8)))
         let fromOperation = try await fixture.queue.enqueue(operation: operation)
@@ -96,10 +102,10 @@ struct RequestQueueTests {
         #expect(fixture.server.requestLog.requests.first { $0.target.hasSuffix("operation") }?.header("Idempotency-Key") != nil)
     }
 
-    @Test("jobs sharing an ordering key run one at a time, in the order enqueued; others run beside them")
-    func anOrderingKeyRunsItsJobsOneAtATime() async throws {
+    @Test("jobs sharing an ordering key run one at a time, in the order enqueued; others run beside them", arguments: QueueStoreKind.allCases)
+    func anOrderingKeyRunsItsJobsOneAtATime(store: QueueStoreKind) async throws {
         let fixture = try await QueueFixture.start(QueueConfiguration(
-            maximumConcurrentJobs: 8, maximumConcurrentJobsPerHost: nil, retryPolicy: QueueFixture.policy()))
+            maximumConcurrentJobs: 8, maximumConcurrentJobsPerHost: nil, retryPolicy: QueueFixture.policy()), store: store)
         defer { Task { await fixture.stop() } }
         let events = QueueEventLog(fixture.queue)
         var ordered: [UUID] = []
@@ -136,11 +142,11 @@ struct RequestQueueTests {
         #expect(mostFreeAtOnce > 1, "jobs without a key did not run side by side")
     }
 
-    @Test("no more jobs run at once than the worker's and the host's limits")
-    func concurrencyLimitsHold() async throws {
+    @Test("no more jobs run at once than the worker's and the host's limits", arguments: QueueStoreKind.allCases)
+    func concurrencyLimitsHold(store: QueueStoreKind) async throws {
         for (worker, host, expected) in [(3, nil, 3), (8, 2, 2)] as [(Int, Int?, Int)] {
             let fixture = try await QueueFixture.start(QueueConfiguration(
-                maximumConcurrentJobs: worker, maximumConcurrentJobsPerHost: host, retryPolicy: QueueFixture.policy()))
+                maximumConcurrentJobs: worker, maximumConcurrentJobsPerHost: host, retryPolicy: QueueFixture.policy()), store: store)
             let events = QueueEventLog(fixture.queue)
             for index in 0..<9 {
                 try await fixture.queue.enqueue(try fixture.request("/delay/0.1?n=\(index)"))
@@ -161,9 +167,9 @@ struct RequestQueueTests {
         }
     }
 
-    @Test("a 503 with Retry-After: 1 is retried no sooner than a second later, then the job succeeds")
-    func retryAfterIsWaitedThenTheJobSucceeds() async throws {
-        let fixture = try await QueueFixture.start()
+    @Test("a 503 with Retry-After: 1 is retried no sooner than a second later, then the job succeeds", arguments: QueueStoreKind.allCases)
+    func retryAfterIsWaitedThenTheJobSucceeds(store: QueueStoreKind) async throws {
+        let fixture = try await QueueFixture.start(store: store)
         defer { Task { await fixture.stop() } }
         let events = QueueEventLog(fixture.queue)
         let key = UUID().uuidString
@@ -187,9 +193,9 @@ struct RequestQueueTests {
         #expect(keys == [try #require(job.request.headers["Idempotency-Key"])])
     }
 
-    @Test("a 404 is dead-lettered at once; a 503 that never ends after the attempts allowed; both keep their last response")
-    func failuresAreDeadLettered() async throws {
-        let fixture = try await QueueFixture.start(QueueConfiguration(retryPolicy: QueueFixture.policy(attempts: 3)))
+    @Test("a 404 is dead-lettered at once; a 503 that never ends after the attempts allowed; both keep their last response", arguments: QueueStoreKind.allCases)
+    func failuresAreDeadLettered(store: QueueStoreKind) async throws {
+        let fixture = try await QueueFixture.start(QueueConfiguration(retryPolicy: QueueFixture.policy(attempts: 3)), store: store)
         defer { Task { await fixture.stop() } }
         let missing = try await fixture.queue.enqueue(try fixture.request("/status/404", method: "POST"))
         let down = try await fixture.queue.enqueue(try fixture.request("/status/503"))
@@ -221,9 +227,9 @@ struct RequestQueueTests {
         #expect(try await fixture.queue.jobs().isEmpty)
     }
 
-    @Test("a job waits for its notBefore; one whose deadline passed is dead-lettered unsent")
-    func notBeforeAndDeadline() async throws {
-        let fixture = try await QueueFixture.start()
+    @Test("a job waits for its notBefore; one whose deadline passed is dead-lettered unsent", arguments: QueueStoreKind.allCases)
+    func notBeforeAndDeadline(store: QueueStoreKind) async throws {
+        let fixture = try await QueueFixture.start(store: store)
         defer { Task { await fixture.stop() } }
         let events = QueueEventLog(fixture.queue)
         let enqueued = Date()
@@ -244,9 +250,9 @@ struct RequestQueueTests {
         #expect(!fixture.server.requestLog.requests.contains { $0.target.hasSuffix("?late") })
     }
 
-    @Test("a lease that runs out puts the job back; the first worker's late end is not recorded")
-    func anExpiredLeasePutsTheJobBack() async throws {
-        let fixture = try await QueueFixture.start(QueueConfiguration(leaseDuration: 0.5, pollInterval: 0.05, retryPolicy: QueueFixture.policy()))
+    @Test("a lease that runs out puts the job back; the first worker's late end is not recorded", arguments: QueueStoreKind.allCases)
+    func anExpiredLeasePutsTheJobBack(store: QueueStoreKind) async throws {
+        let fixture = try await QueueFixture.start(QueueConfiguration(leaseDuration: 0.5, pollInterval: 0.05, retryPolicy: QueueFixture.policy()), store: store)
         defer { Task { await fixture.stop() } }
         let id = try await fixture.queue.enqueue(try fixture.request("/anything?leased", method: "POST"))
         // A worker that claims the job and dies.
@@ -266,9 +272,9 @@ struct RequestQueueTests {
         #expect(try await fixture.queue.job(id)?.state == .succeeded)
     }
 
-    @Test("a worker cancelled mid-attempt puts its job back, due at once, instead of dead-lettering it")
-    func aCancelledWorkerPutsItsJobBack() async throws {
-        let fixture = try await QueueFixture.start()
+    @Test("a worker cancelled mid-attempt puts its job back, due at once, instead of dead-lettering it", arguments: QueueStoreKind.allCases)
+    func aCancelledWorkerPutsItsJobBack(store: QueueStoreKind) async throws {
+        let fixture = try await QueueFixture.start(store: store)
         defer { Task { await fixture.stop() } }
         let events = QueueEventLog(fixture.queue)
         let id = try await fixture.queue.enqueue(try fixture.request("/delay/5", method: "POST"))
@@ -283,15 +289,15 @@ struct RequestQueueTests {
         #expect(!events.events.contains { if case .deadLettered = $0.event { true } else { false } })
     }
 
-    @Test("jobs enqueued and acknowledged are there after the store is closed and opened again")
-    func jobsSurviveReopening() async throws {
-        let fixture = try await QueueFixture.start()
+    @Test("jobs enqueued and acknowledged are there after the store is closed and opened again", arguments: QueueStoreKind.allCases)
+    func jobsSurviveReopening(store: QueueStoreKind) async throws {
+        let fixture = try await QueueFixture.start(store: store)
         defer { Task { await fixture.stop() } }
         let ids = try await fixture.queue.enqueue((0..<100).map { index in
             ((try? fixture.request("/anything?batch=\(index)", method: "POST", body: Data([UInt8(index)]))) ?? URLRequest(url: fixture.server.baseURL), JobOptions())
         })
         try await fixture.queue.store.close()
-        let reopened = RequestQueue(store: try await SQLiteQueueStore.open(path: fixture.path))
+        let reopened = RequestQueue(store: try await fixture.openStore())
         defer { Task { try? await reopened.close() } }
         let pending = try await reopened.jobs(in: [.pending])
         #expect(pending.map(\.id) == ids)

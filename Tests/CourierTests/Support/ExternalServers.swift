@@ -102,6 +102,13 @@ enum ExternalServers {
         skipMessage: "the proxies did not start: apt-get install tinyproxy python3-venv, with PyPI reachable for pproxy (or export the variables of scripts/proxy-test-servers start)"
     )
 
+    /// A PostgreSQL cluster of its own (Debian's PostgreSQL, `initdb` in the state directory) from
+    /// `scripts/postgres-test-server`, for the queue's PostgreSQL store.
+    static let postgres = ExternalServer(
+        script: "postgres-test-server", urlVariable: "COURIER_POSTGRES_URL", stateVariable: "COURIER_POSTGRES_STATE",
+        skipMessage: "PostgreSQL did not start: apt-get install postgresql (or export the variable of scripts/postgres-test-server start)"
+    )
+
     /// The repository's `scripts` directory.
     static let scripts = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

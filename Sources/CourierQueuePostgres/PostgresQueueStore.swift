@@ -1,0 +1,514 @@
+import Courier
+import CourierQueue
+import Foundation
+import Logging
+import NIOSSL
+import PostgresNIO
+import Synchronization
+
+/// The server store: one PostgreSQL table (`courier_jobs`, made on first use) that many workers in many processes on
+/// many machines drain together (vapor/postgres-nio).
+///
+/// **Claims.** A claim locks the due jobs it takes with `FOR UPDATE SKIP LOCKED`, so workers never wait for each
+/// other's jobs and never take the same one. With a per-host limit (a `RequestQueue`'s default) a claim first takes
+/// a transaction-level advisory lock, so that the count of a host's running jobs is exact across every worker;
+/// claims then go one at a time, each a few milliseconds.
+///
+/// **Durability.** A job is durable when its transaction commits, as the server is set up to make commits durable:
+/// with PostgreSQL's defaults (`fsync = on`, `synchronous_commit = on`) the commit waits for the write-ahead log to be
+/// flushed, so a job whose ``add(_:)`` returned survives a crash of the server. Bodies are kept in their rows (up to
+/// ``maximumBodySize``), so every machine can send them.
+///
+/// **Clocks.** Due dates and leases are compared with the workers' clocks: keep the machines' clocks in sync (NTP),
+/// and leases well above the skew between them.
+public final class PostgresQueueStore: QueueStore {
+    /// The largest body a job may have: 64 MiB (a claimed job's body is read into memory).
+    public static let maximumBodySize = 64 << 20
+
+    /// The server and database, without the password: what errors name.
+    public let location: String
+
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+    private let closed = Mutex(false)
+    /// When this store last looked through the whole table for rows no claim would take (see ``claim(_:)``).
+    private let lastSweep = Mutex<Date?>(nil)
+    /// How often a claim looks through the whole table: 1 s (the rest of a claim reads only due jobs by index).
+    private static let sweepInterval: TimeInterval = 1
+
+    private init(client: PostgresClient, location: String, logger: Logger) {
+        self.client = client
+        self.location = location
+        self.logger = logger
+        runner = Task { await client.run() }
+    }
+
+    /// Opens the store in the database `configuration` names, making its table when missing.
+    /// - Parameters:
+    ///   - configuration: The server, the credentials, the database and TLS.
+    ///   - timeout: How long to wait for the server's first answer. Default 10 s.
+    /// - Throws: `QueueStoreError.unreadableStore(path:reason:)` (its path the server and database) when the server
+    ///   does not answer, refuses the credentials, or holds a newer schema.
+    public static func open(
+        configuration: PostgresClient.Configuration, timeout: Duration = .seconds(10),
+        logger: Logger = Logger(label: "courier.queue.postgres")
+    ) async throws -> PostgresQueueStore {
+        let location = Self.location(of: configuration)
+        var configuration = configuration
+        configuration.options.connectTimeout = min(configuration.options.connectTimeout, timeout)
+        let store = PostgresQueueStore(client: PostgresClient(configuration: configuration, backgroundLogger: logger), location: location, logger: logger)
+        do {
+            try await withTimeout(timeout, location: location) { try await store.prepare() }
+        } catch {
+            try? await store.close()
+            if let error = error as? QueueStoreError { throw error }
+            throw QueueStoreError.unreadableStore(path: location, reason: Self.reason(error))
+        }
+        return store
+    }
+
+    /// Opens the store at a `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` URL (also `postgresql://`); `?sslmode=`
+    /// `disable`, `prefer` (the default, as libpq's) or `require` (the server's certificate verified against the
+    /// system's roots). One connection is made first, so that a refused login or a missing database fails at once in
+    /// the server's words.
+    /// - Throws: `QueueStoreError.unreadableStore(path:reason:)` for a URL that is not of that form, and as
+    ///   ``open(configuration:timeout:logger:)``.
+    public static func open(
+        url: String, timeout: Duration = .seconds(10), logger: Logger = Logger(label: "courier.queue.postgres")
+    ) async throws -> PostgresQueueStore {
+        let endpoint = try DatabaseURL(url)
+        do {
+            try await withTimeout(timeout, location: endpoint.location) {
+                let connection = try await PostgresConnection.connect(configuration: try endpoint.connectionConfiguration(), id: 0, logger: logger)
+                try await connection.close()
+            }
+        } catch let error as QueueStoreError {
+            throw error
+        } catch {
+            throw QueueStoreError.unreadableStore(path: endpoint.location, reason: reason(error))
+        }
+        return try await open(configuration: endpoint.clientConfiguration, timeout: timeout, logger: logger)
+    }
+
+    /// Whether `string` names a PostgreSQL database (`postgres://` or `postgresql://`) rather than a file.
+    public static func isDatabaseURL(_ string: String) -> Bool {
+        DatabaseURL.isDatabaseURL(string)
+    }
+
+    private static func location(of configuration: PostgresClient.Configuration) -> String {
+        let database = configuration.database ?? configuration.username
+        if let host = configuration.host {
+            return "postgres://\(configuration.username)@\(host):\(configuration.port ?? 5432)/\(database)"
+        }
+        return "postgres://\(configuration.username)@\(configuration.unixSocketPath ?? "?")/\(database)"
+    }
+
+    private func prepare() async throws {
+        try await transaction { connection in
+            // Two workers starting at once would race to make the table: one at a time.
+            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.lockKey))", logger: logger)
+            for statement in PostgresSchema.statements {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            let versions = try await connection.query("SELECT max(version) FROM courier_queue_schema", logger: logger).collect()
+            if let found = try versions.first?.decode(Int32?.self) {
+                guard found <= PostgresSchema.version else {
+                    throw QueueStoreError.unreadableStore(
+                        path: location, reason: "its schema version is \(found); this Courier reads version \(PostgresSchema.version)")
+                }
+            } else {
+                try await connection.query("INSERT INTO courier_queue_schema (version) VALUES (\(Int32(PostgresSchema.version)))", logger: logger)
+            }
+        }
+    }
+
+    // MARK: - Adding
+
+    public func add(_ jobs: [NewJob]) async throws {
+        guard !jobs.isEmpty else { return }
+        // Up to 1,000 rows a statement (11,000 parameters, below the protocol's 65,535); a batch is one commit.
+        var statements: [PostgresQuery] = []
+        for start in stride(from: 0, to: jobs.count, by: 1000) {
+            statements.append(try insert(jobs[start..<min(jobs.count, start + 1000)]))
+        }
+        if statements.count == 1 {
+            try await client.query(statements[0], logger: logger)
+            return
+        }
+        try await transaction { connection in
+            for statement in statements { try await connection.query(statement, logger: self.logger) }
+        }
+    }
+
+    /// The statement inserting `jobs`.
+    private func insert(_ jobs: ArraySlice<NewJob>) throws -> PostgresQuery {
+        var binds = PostgresBindings(capacity: jobs.count * 11)
+        var values: [String] = []
+        values.reserveCapacity(jobs.count)
+        for job in jobs {
+            let first = binds.count + 1
+            try append(job, to: &binds)
+            let placeholders = (first..<binds.count + 1).map { "$\($0)" }
+            values.append("(\(placeholders[0]), 'pending', \(placeholders[1...].joined(separator: ", ")), 0)")
+        }
+        return PostgresQuery(unsafeSQL: """
+            INSERT INTO courier_jobs (id, state, request, body, body_length, host, ordering_key, not_before, deadline,
+                requires_network, enqueued_at, trace_context, attempts) VALUES \(values.joined(separator: ", "))
+            """, binds: binds)
+    }
+
+    private let encoder = JSONEncoder()
+
+    /// Appends the row's values for `job`: id, request, body, body length, host, ordering key, not before, deadline,
+    /// requires network, enqueued at, trace context.
+    private func append(_ job: NewJob, to binds: inout PostgresBindings) throws {
+        let body: Data?
+        switch job.body {
+        case .none: body = nil
+        case .data(let data): body = data
+        case .file(let url):
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? Int
+            if let size, size > Self.maximumBodySize { throw Self.tooLarge(size) }
+            do {
+                body = try Data(contentsOf: url)
+            } catch {
+                throw QueueStoreError.bodyNotStored(path: url.path, reason: error.localizedDescription)
+            }
+        }
+        if let body, body.count > Self.maximumBodySize { throw Self.tooLarge(body.count) }
+        binds.append(job.id)
+        try binds.append(encoder.encode(job.request))
+        try binds.append(body)
+        binds.append(Int64(body?.count ?? 0))
+        binds.append(job.host)
+        binds.append(job.options.orderingKey)
+        binds.append((job.options.notBefore ?? job.enqueuedAt).timeIntervalSince1970)
+        binds.append(job.options.deadline?.timeIntervalSince1970)
+        binds.append(job.options.requiresNetwork)
+        binds.append(job.enqueuedAt.timeIntervalSince1970)
+        try binds.append(job.traceContext.isEmpty ? nil : encoder.encode(job.traceContext))
+    }
+
+    private static func tooLarge(_ size: Int) -> QueueStoreError {
+        .invalidRequest(reason: "its body (\(size) bytes) is larger than the PostgreSQL store keeps (\(maximumBodySize) bytes)")
+    }
+
+    // MARK: - Claiming
+
+    public func claim(_ claim: JobClaim) async throws -> ClaimResult {
+        let now = claim.now.timeIntervalSince1970
+        let sweeps = lastSweep.withLock { last in
+            guard last.map({ claim.now.timeIntervalSince($0) >= Self.sweepInterval || claim.now < $0 }) ?? true else { return false }
+            last = claim.now
+            return true
+        }
+        return try await transaction { connection in
+            if claim.perHostLimit != nil {
+                // The per-host count below must hold until this claim commits: claims under a limit go one at a time.
+                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.lockKey))", logger: self.logger)
+            }
+            // A worker that died leaves its jobs running: their leases run out and they go back.
+            try await connection.query("""
+                UPDATE courier_jobs SET state = 'pending', lease_token = NULL, lease_worker = NULL, lease_expires = NULL
+                WHERE state = 'running' AND (lease_expires IS NULL OR NOT lease_expires > \(now))
+                """, logger: self.logger)
+            var deadLettered: [(id: UUID?, error: QueueStoreError)] = []
+            if sweeps {
+                try await self.deadLetterUnschedulable(connection, into: &deadLettered)
+                try await self.deadLetterPastDeadlines(connection, now: claim.now, into: &deadLettered)
+            }
+            var running: [String: Int] = [:]
+            if claim.perHostLimit != nil {
+                let rows = try await connection.query(
+                    "SELECT host, count(*) FROM courier_jobs WHERE state = 'running' GROUP BY host", logger: self.logger)
+                for try await (host, count) in rows.decode((String, Int64).self) { running[host] = Int(count) }
+            }
+            let fetch = Int64(claim.limit * (claim.perHostLimit == nil ? 1 : 8))
+            // Due jobs in order; of an ordering key's jobs only the earliest unfinished one; rows another worker holds
+            // are skipped, not waited for.
+            let candidates = try await connection.query(PostgresQuery(unsafeSQL: """
+                SELECT \(PostgresSchema.columns) FROM courier_jobs AS j
+                WHERE state = 'pending' AND not_before <= $1 AND (deadline IS NULL OR deadline >= $1) AND ($2 OR NOT requires_network)
+                  AND (ordering_key IS NULL OR NOT EXISTS (
+                    SELECT 1 FROM courier_jobs AS o WHERE o.ordering_key = j.ordering_key AND o.sequence < j.sequence
+                      AND o.state IN ('pending', 'running')))
+                ORDER BY sequence LIMIT $3 FOR UPDATE SKIP LOCKED
+                """, binds: Self.binds(now, claim.online, fetch)), logger: self.logger).collect()
+            var chosen: [(sequence: Int64, stored: StoredJob, host: String)] = []
+            for row in candidates where chosen.count < claim.limit {
+                let stored: StoredJob
+                do throws(QueueStoreError) {
+                    stored = try PostgresJobRow.read(row)
+                } catch {
+                    let sequence = try? row.makeRandomAccess()["sequence"].decode(Int64.self)
+                    try await self.deadLetter(connection, sequence: sequence, error, attempts: 0, at: claim.now)
+                    deadLettered.append((try? row.makeRandomAccess()["id"].decode(UUID.self), error))
+                    continue
+                }
+                guard let host = try? row.makeRandomAccess()["host"].decode(String.self) else { continue }
+                if let limit = claim.perHostLimit {
+                    guard running[host, default: 0] < limit else { continue }
+                    running[host, default: 0] += 1
+                }
+                chosen.append((stored.job.sequence, stored, host))
+            }
+            guard !chosen.isEmpty else { return ClaimResult(jobs: [], deadLettered: deadLettered) }
+            let token = UUID().uuidString
+            let bodies = try await connection.query("""
+                UPDATE courier_jobs SET state = 'running', attempts = attempts + 1, lease_token = \(token),
+                    lease_worker = \(claim.worker), lease_expires = \(now + claim.leaseDuration)
+                WHERE sequence = ANY(\(chosen.map(\.sequence))) RETURNING sequence, body
+                """, logger: self.logger)
+            var body: [Int64: Data] = [:]
+            for try await (sequence, data) in bodies.decode((Int64, Data?).self) {
+                if let data { body[sequence] = data }
+            }
+            var claimed: [ClaimedJob] = []
+            for (sequence, stored, _) in chosen {
+                var job = stored.job
+                let data = body[sequence]
+                guard Int64(data?.count ?? 0) == job.bodyByteCount else {
+                    let error = QueueStoreError.invalidJob(
+                        id: job.id.uuidString, field: "body", reason: "holds \(data?.count ?? 0) bytes, not the \(job.bodyByteCount) recorded")
+                    try await self.deadLetter(connection, sequence: sequence, error, attempts: job.attempts + 1, at: claim.now)
+                    deadLettered.append((job.id, error))
+                    continue
+                }
+                job.state = .running
+                job.attempts += 1
+                claimed.append(ClaimedJob(
+                    job: job, lease: JobLease(jobID: job.id, token: token), body: data.map { .data($0) } ?? .none,
+                    traceContext: stored.traceContext))
+            }
+            return ClaimResult(jobs: claimed, deadLettered: deadLettered)
+        }
+    }
+
+    /// Rows no claim would ever take or finish: a state no queue writes, or a pending job whose dates are not dates
+    /// (PostgreSQL's `NaN` sorts after every number, so such a job would wait forever). Dead-lettered, naming the
+    /// column, so that they are seen and do not hold a drain or an ordering key.
+    private func deadLetterUnschedulable(
+        _ connection: PostgresConnection, into deadLettered: inout [(id: UUID?, error: QueueStoreError)]
+    ) async throws {
+        let rows = try await connection.query("""
+            SELECT \(unescaped: PostgresSchema.columns) FROM courier_jobs
+            WHERE state NOT IN ('pending', 'running', 'succeeded', 'dead')
+               OR (state = 'pending' AND (NOT (not_before BETWEEN -3.2e11 AND 3.2e11)
+                   OR (deadline IS NOT NULL AND NOT (deadline BETWEEN -3.2e11 AND 3.2e11))))
+            """, logger: logger).collect()
+        for row in rows {
+            let columns = row.makeRandomAccess()
+            var error = QueueStoreError.invalidJob(id: "?", field: "state", reason: "is not a job state")
+            do throws(QueueStoreError) {
+                _ = try PostgresJobRow.read(row)
+            } catch let found {
+                error = found
+            }
+            try await deadLetter(connection, sequence: try? columns["sequence"].decode(Int64.self), error, attempts: 0, at: Date())
+            deadLettered.append((try? columns["id"].decode(UUID.self), error))
+        }
+    }
+
+    private func deadLetterPastDeadlines(
+        _ connection: PostgresConnection, now: Date, into deadLettered: inout [(id: UUID?, error: QueueStoreError)]
+    ) async throws {
+        let rows = try await connection.query("""
+            SELECT sequence, id, attempts, deadline FROM courier_jobs
+            WHERE state = 'pending' AND deadline IS NOT NULL AND deadline < \(now.timeIntervalSince1970)
+            """, logger: logger)
+        var found: [(Int64, UUID, Int64, Double)] = []
+        for try await row in rows.decode((Int64, UUID, Int64, Double).self) { found.append(row) }
+        for (sequence, id, attempts, deadline) in found {
+            let error = QueueStoreError.deadlinePassed(id: id, deadline: Date(timeIntervalSince1970: deadline))
+            try await deadLetter(connection, sequence: sequence, error, attempts: Int(clamping: attempts), at: now)
+            deadLettered.append((id, error))
+        }
+    }
+
+    /// Dead-letters the job numbered `sequence` with `error` as its outcome.
+    private func deadLetter(
+        _ connection: PostgresConnection, sequence: Int64?, _ error: QueueStoreError, attempts: Int, at now: Date
+    ) async throws {
+        guard let sequence else { return }
+        let attempts = (0...StoredJobRecord.maximumAttempts).contains(attempts) ? attempts : 0
+        let outcome = JobOutcome(error: OperationArchive.ErrorRecord(error), attempts: attempts, finishedAt: now)
+        try await connection.query("""
+            UPDATE courier_jobs SET state = 'dead', outcome = \(try JSONEncoder().encode(outcome)), lease_token = NULL,
+                lease_worker = NULL, lease_expires = NULL
+            WHERE sequence = \(sequence)
+            """, logger: logger)
+    }
+
+    // MARK: - Leases and outcomes
+
+    public func renew(_ leases: [JobLease], until: Date) async throws {
+        guard !leases.isEmpty else { return }
+        try await retryingConflicts {
+            try await self.client.query("""
+                UPDATE courier_jobs AS j SET lease_expires = \(until.timeIntervalSince1970)
+                FROM unnest(\(leases.map(\.jobID))::uuid[], \(leases.map(\.token))::text[]) AS l(id, token)
+                WHERE j.id = l.id AND j.lease_token = l.token AND j.state = 'running'
+                """, logger: self.logger)
+        }
+    }
+
+    public func resolve(_ lease: JobLease, as resolution: JobResolution) async throws -> Bool {
+        let state: String
+        var notBefore: Double?
+        switch resolution {
+        case .succeeded: state = "succeeded"
+        case .deadLettered: state = "dead"
+        case .retry(let date, _): (state, notBefore) = ("pending", date.timeIntervalSince1970)
+        }
+        let outcome = try encoder.encode(resolution.outcome)
+        return try await retryingConflicts {
+            let rows = try await self.client.query("""
+                UPDATE courier_jobs SET state = \(state), outcome = \(outcome), not_before = COALESCE(\(notBefore)::double precision, not_before),
+                    lease_token = NULL, lease_worker = NULL, lease_expires = NULL
+                WHERE id = \(lease.jobID) AND lease_token = \(lease.token) AND state = 'running' RETURNING sequence
+                """, logger: self.logger).collect()
+            return !rows.isEmpty
+        }
+    }
+
+    // MARK: - Reading and managing
+
+    public func jobs(in states: Set<JobState>, limit: Int) async throws -> [QueuedJob] {
+        guard !states.isEmpty else { return [] }
+        let rows = try await client.query("""
+            SELECT \(unescaped: PostgresSchema.columns) FROM courier_jobs WHERE state = ANY(\(states.map(\.rawValue)))
+            ORDER BY sequence LIMIT \(Int64(max(0, limit)))
+            """, logger: logger).collect()
+        // A row that cannot be read is left out here; the next claim's sweep dead-letters it, naming it.
+        return rows.compactMap { try? PostgresJobRow.read($0).job }
+    }
+
+    public func job(_ id: UUID) async throws -> QueuedJob? {
+        let rows = try await client.query(
+            "SELECT \(unescaped: PostgresSchema.columns) FROM courier_jobs WHERE id = \(id)", logger: logger).collect()
+        guard let row = rows.first else { return nil }
+        return try PostgresJobRow.read(row).job
+    }
+
+    public func schedule(now: Date) async throws -> QueueSchedule {
+        let rows = try await client.query("""
+            SELECT state, count(*), min(CASE WHEN not_before > \(now.timeIntervalSince1970) THEN not_before END), min(enqueued_at)
+            FROM courier_jobs WHERE state IN ('pending', 'running') GROUP BY state
+            """, logger: logger)
+        var schedule = QueueSchedule(pending: 0, running: 0, nextDue: nil, oldestEnqueuedAt: nil)
+        for try await (state, count, due, oldest) in rows.decode((String, Int64, Double?, Double?).self) {
+            if let oldest = Self.date(oldest), schedule.oldestEnqueuedAt.map({ oldest < $0 }) ?? true {
+                schedule.oldestEnqueuedAt = oldest
+            }
+            if state == "pending" {
+                schedule.pending = Int(clamping: count)
+                schedule.nextDue = Self.date(due)
+            } else {
+                schedule.running = Int(clamping: count)
+            }
+        }
+        return schedule
+    }
+
+    public func requeueDeadLettered(_ ids: [UUID]?) async throws -> [UUID] {
+        let now = Date().timeIntervalSince1970
+        let query: PostgresQuery = if let ids {
+            "UPDATE courier_jobs SET state = 'pending', attempts = 0, not_before = \(now), outcome = NULL WHERE state = 'dead' AND id = ANY(\(ids)) RETURNING id"
+        } else {
+            "UPDATE courier_jobs SET state = 'pending', attempts = 0, not_before = \(now), outcome = NULL WHERE state = 'dead' RETURNING id"
+        }
+        var moved: [UUID] = []
+        for try await id in try await client.query(query, logger: logger).decode(UUID.self) { moved.append(id) }
+        return moved
+    }
+
+    public func purge(_ states: Set<JobState>) async throws -> Int {
+        let removable = states.subtracting([.running])
+        guard !removable.isEmpty else { return 0 }
+        let rows = try await client.query(
+            "DELETE FROM courier_jobs WHERE state = ANY(\(removable.map(\.rawValue))) RETURNING sequence", logger: logger).collect()
+        return rows.count
+    }
+
+    public func close() async throws {
+        let first = closed.withLock { closed in
+            defer { closed = true }
+            return !closed
+        }
+        guard first else { return }
+        // The client's run ends (closing its connections) when its task is cancelled.
+        runner.cancel()
+        await runner.value
+    }
+
+    // MARK: - Support
+
+    /// Runs `body` in a transaction on one of the client's connections, again (up to three times) when the server
+    /// ends it for a deadlock or a serialization failure: two workers' statements can lock the same rows in
+    /// different orders (a lease running out while its worker renews it), and PostgreSQL then cancels one.
+    private func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        try await retryingConflicts {
+            try await self.client.withConnection { connection in
+                try await connection.query("BEGIN", logger: self.logger)
+                do {
+                    let result = try await body(connection)
+                    try await connection.query("COMMIT", logger: self.logger)
+                    return result
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: self.logger)
+                    throw error
+                }
+            }
+        }
+    }
+
+    private func retryingConflicts<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
+        var tries = 0
+        while true {
+            do {
+                return try await body()
+            } catch let error as PSQLError where tries < 2 && ["40001", "40P01"].contains(error.serverInfo?[.sqlState] ?? "") {
+                tries += 1
+            }
+        }
+    }
+
+    private static func withTimeout<Result: Sendable>(
+        _ timeout: Duration, location: String, _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let result = first else {
+                throw QueueStoreError.unreadableStore(path: location, reason: "the server did not answer within \(timeout)")
+            }
+            return result
+        }
+    }
+
+    private static func binds(_ now: Double, _ online: Bool, _ limit: Int64) -> PostgresBindings {
+        var binds = PostgresBindings(capacity: 3)
+        binds.append(now)
+        binds.append(online)
+        binds.append(limit)
+        return binds
+    }
+
+    private static func date(_ seconds: Double?) -> Date? {
+        guard let seconds, seconds.isFinite else { return nil }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    /// The server's words for `error` (postgres-nio's own description hides them, to keep queries out of logs).
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return String(describing: error) }
+        if let message = error.serverInfo?[.message] { return message }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+}
