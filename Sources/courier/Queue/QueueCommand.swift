@@ -1,18 +1,21 @@
 import ArgumentParser
 import Courier
 import CourierQueue
+import CourierQueuePostgres
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// `courier queue add|drain|list|retry|purge STORE …`: a durable request queue in an SQLite file.
+/// `courier queue add|drain|list|retry|purge STORE …`: a durable request queue in an SQLite file or a PostgreSQL database.
 struct QueueCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "queue",
         abstract: "Requests kept in a file until a server has answered them (at least once, across crashes).",
         discussion: """
-        STORE is an SQLite file (created when missing; bodies over 64 KiB go to STORE.bodies/). `add` stores a \
+        STORE is an SQLite file (created when missing; bodies over 64 KiB go to STORE.bodies/), or a PostgreSQL \
+        database, postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require] (its table made \
+        when missing), which `drain` processes on many machines share: each job goes to one of them at a time. `add` stores a \
         request and prints its job id once it is on the disk; `drain` sends every job, retrying failures with \
         backoff and Retry-After, until none is pending or running; kill it at any point and run it again: \
         finished jobs are not sent again, and jobs that were in flight are sent again once their lease (--lease) \
@@ -23,9 +26,10 @@ struct QueueCommand: AsyncParsableCommand {
         subcommands: [QueueAddCommand.self, QueueDrainCommand.self, QueueListCommand.self, QueueRetryCommand.self, QueuePurgeCommand.self]
     )
 
-    /// Opens the store at `path`, or fails with a usage error naming it.
-    static func openStore(_ path: String) async throws -> SQLiteQueueStore {
+    /// Opens the store at `path` (a file, or a `postgres://` URL), or fails with a usage error naming it.
+    static func openStore(_ path: String) async throws -> any QueueStore {
         do {
+            if PostgresQueueStore.isDatabaseURL(path) { return try await PostgresQueueStore.open(url: path) }
             return try await SQLiteQueueStore.open(path: path)
         } catch let error as QueueStoreError {
             throw CLIFailure.usage(error.description)
@@ -37,7 +41,7 @@ struct QueueCommand: AsyncParsableCommand {
 struct QueueAddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "add", abstract: "Store a request; print its job id.")
 
-    @Argument(help: "The queue's SQLite file.")
+    @Argument(help: "The queue's SQLite file or postgres:// URL.")
     var store: String
 
     @Argument(help: "The URL.")
@@ -99,7 +103,7 @@ struct QueueDrainCommand: AsyncParsableCommand {
         discussion: "One line per job as it ends (job id, state, outcome) goes to standard output, and a summary to standard error."
     )
 
-    @Argument(help: "The queue's SQLite file.")
+    @Argument(help: "The queue's SQLite file or postgres:// URL.")
     var store: String
 
     @Option(name: .customLong("concurrency"), parsing: .unconditional, help: ArgumentHelp("Jobs at once (1 to 1000).", valueName: "n"))
@@ -170,7 +174,7 @@ struct QueueDrainCommand: AsyncParsableCommand {
 struct QueueListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "Show the jobs, in queue order.")
 
-    @Argument(help: "The queue's SQLite file.")
+    @Argument(help: "The queue's SQLite file or postgres:// URL.")
     var store: String
 
     @Option(name: .customLong("state"), help: "Only jobs in this state: pending, running, succeeded or dead (repeatable).")
@@ -199,7 +203,7 @@ struct QueueListCommand: AsyncParsableCommand {
 struct QueueRetryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "retry", abstract: "Put dead-lettered jobs (all, or those named) back in the queue.")
 
-    @Argument(help: "The queue's SQLite file.")
+    @Argument(help: "The queue's SQLite file or postgres:// URL.")
     var store: String
 
     @Argument(help: "Job ids (default: every dead-lettered job).")
@@ -222,7 +226,7 @@ struct QueueRetryCommand: AsyncParsableCommand {
 struct QueuePurgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "purge", abstract: "Remove finished jobs (succeeded and dead-lettered, or the --state given).")
 
-    @Argument(help: "The queue's SQLite file.")
+    @Argument(help: "The queue's SQLite file or postgres:// URL.")
     var store: String
 
     @Option(name: .customLong("state"), help: "Remove jobs in this state: pending, succeeded or dead (repeatable; running jobs are never removed).")
