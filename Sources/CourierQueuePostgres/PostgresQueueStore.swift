@@ -31,7 +31,7 @@ public final class PostgresQueueStore: QueueStore {
     private let client: PostgresClient
     private let runner: Task<Void, Never>
     private let logger: Logger
-    private let closed = Mutex(false)
+    private let closing = FirstCall()
     /// When this store last looked through the whole table for rows no claim would take (see ``claim(_:)``).
     private let lastSweep = Mutex<Date?>(nil)
     /// How often a claim looks through the whole table: 1 s (the rest of a claim reads only due jobs by index).
@@ -432,11 +432,7 @@ public final class PostgresQueueStore: QueueStore {
     }
 
     public func close() async throws {
-        let first = closed.withLock { closed in
-            defer { closed = true }
-            return !closed
-        }
-        guard first else { return }
+        guard closing.isFirst() else { return }
         // The client's run ends (closing its connections) when its task is cancelled.
         runner.cancel()
         await runner.value

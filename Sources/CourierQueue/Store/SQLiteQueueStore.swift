@@ -24,7 +24,7 @@ public final class SQLiteQueueStore: QueueStore {
     private let connection: SQLiteConnection
     private let gate = SerialGate()
     private let bodies: URL
-    private let closed = Mutex(false)
+    private let closing = FirstCall()
     /// When the last claim looked through the whole table for rows no claim would take (see ``claim(_:)``).
     private let lastSweep = Mutex<Date?>(nil)
     /// How often a claim looks through the whole table: 1 s (the rest of a claim reads only due jobs by index).
@@ -438,11 +438,7 @@ public final class SQLiteQueueStore: QueueStore {
     }
 
     public func close() async throws {
-        let first = closed.withLock { closed in
-            defer { closed = true }
-            return !closed
-        }
-        guard first else { return }
+        guard closing.isFirst() else { return }
         try await gate.run { try await self.connection.close() }
     }
 
