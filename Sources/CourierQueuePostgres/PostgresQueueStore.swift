@@ -48,6 +48,7 @@ public final class PostgresQueueStore: QueueStore {
     /// - Parameters:
     ///   - configuration: The server, the credentials, the database and TLS.
     ///   - timeout: How long to wait for the server's first answer. Default 10 s.
+    ///   - logger: Where postgres-nio's background events go. Default: a logger labelled `courier.queue.postgres`.
     /// - Throws: `QueueStoreError.unreadableStore(path:reason:)` (its path the server and database) when the server
     ///   does not answer, refuses the credentials, or holds a newer schema.
     public static func open(
@@ -104,23 +105,45 @@ public final class PostgresQueueStore: QueueStore {
         return "postgres://\(configuration.username)@\(configuration.unixSocketPath ?? "?")/\(database)"
     }
 
+    /// Makes the table when missing. A database a queue already uses is only read: its DDL would wait for every
+    /// transaction on the table, other workers' claims among them.
     private func prepare() async throws {
-        try await transaction { connection in
-            // Two workers starting at once would race to make the table: one at a time.
-            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.lockKey))", logger: logger)
-            for statement in PostgresSchema.statements {
-                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-            }
-            let versions = try await connection.query("SELECT max(version) FROM courier_queue_schema", logger: logger).collect()
-            if let found = try versions.first?.decode(Int32?.self) {
-                guard found <= PostgresSchema.version else {
-                    throw QueueStoreError.unreadableStore(
-                        path: location, reason: "its schema version is \(found); this Courier reads version \(PostgresSchema.version)")
+        try await database {
+            try await self.client.withConnection { connection in
+                if try await self.checkedSchemaVersion(on: connection) == PostgresSchema.version { return }
+                try await connection.all("BEGIN", logger: self.logger)
+                do {
+                    // Two workers starting at once would race to make the table: one at a time (a lock of its own:
+                    // claims take the other, and a claim waiting for it while holding the table would deadlock).
+                    try await connection.all("SELECT pg_advisory_xact_lock(\(PostgresSchema.schemaLockKey))", logger: self.logger)
+                    if try await self.checkedSchemaVersion(on: connection) == nil {
+                        for statement in PostgresSchema.statements {
+                            try await connection.all(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                        }
+                        try await connection.all(
+                            "INSERT INTO courier_queue_schema (version) VALUES (\(Int32(PostgresSchema.version)))", logger: self.logger)
+                    }
+                    try await connection.all("COMMIT", logger: self.logger)
+                } catch {
+                    _ = try? await connection.all("ROLLBACK", logger: self.logger)
+                    throw error
                 }
-            } else {
-                try await connection.query("INSERT INTO courier_queue_schema (version) VALUES (\(Int32(PostgresSchema.version)))", logger: logger)
             }
         }
+    }
+
+    /// The schema version the database holds (`nil`: no queue's table yet).
+    /// - Throws: `QueueStoreError.unreadableStore(path:reason:)` for a version newer than this Courier reads.
+    private func checkedSchemaVersion(on connection: PostgresConnection) async throws -> Int32? {
+        let exists = try await connection.all("SELECT to_regclass('courier_queue_schema') IS NOT NULL", logger: logger)
+        guard try exists.first?.decode(Bool.self) == true else { return nil }
+        let versions = try await connection.all("SELECT max(version) FROM courier_queue_schema", logger: logger)
+        guard let found = try versions.first?.decode(Int32?.self) else { return nil }
+        guard found <= PostgresSchema.version else {
+            throw QueueStoreError.unreadableStore(
+                path: location, reason: "its schema version is \(found); this Courier reads version \(PostgresSchema.version)")
+        }
+        return found
     }
 
     // MARK: - Adding
@@ -133,11 +156,11 @@ public final class PostgresQueueStore: QueueStore {
             statements.append(try insert(jobs[start..<min(jobs.count, start + 1000)]))
         }
         if statements.count == 1 {
-            try await client.query(statements[0], logger: logger)
+            try await database { _ = try await self.client.all(statements[0], logger: self.logger) }
             return
         }
         try await transaction { connection in
-            for statement in statements { try await connection.query(statement, logger: self.logger) }
+            for statement in statements { try await connection.all(statement, logger: self.logger) }
         }
     }
 
@@ -203,86 +226,58 @@ public final class PostgresQueueStore: QueueStore {
             last = claim.now
             return true
         }
-        return try await transaction { connection in
-            if claim.perHostLimit != nil {
-                // The per-host count below must hold until this claim commits: claims under a limit go one at a time.
-                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.lockKey))", logger: self.logger)
-            }
-            // A worker that died leaves its jobs running: their leases run out and they go back.
-            try await connection.query("""
-                UPDATE courier_jobs SET state = 'pending', lease_token = NULL, lease_worker = NULL, lease_expires = NULL
-                WHERE state = 'running' AND (lease_expires IS NULL OR NOT lease_expires > \(now))
-                """, logger: self.logger)
-            var deadLettered: [(id: UUID?, error: QueueStoreError)] = []
-            if sweeps {
+        var deadLettered: [(id: UUID?, error: QueueStoreError)] = []
+        if sweeps {
+            try await transaction { connection in
                 try await self.deadLetterUnschedulable(connection, into: &deadLettered)
                 try await self.deadLetterPastDeadlines(connection, now: claim.now, into: &deadLettered)
             }
-            var running: [String: Int] = [:]
-            if claim.perHostLimit != nil {
-                let rows = try await connection.query(
-                    "SELECT host, count(*) FROM courier_jobs WHERE state = 'running' GROUP BY host", logger: self.logger)
-                for try await (host, count) in rows.decode((String, Int64).self) { running[host] = Int(count) }
-            }
-            let fetch = Int64(claim.limit * (claim.perHostLimit == nil ? 1 : 8))
-            // Due jobs in order; of an ordering key's jobs only the earliest unfinished one; rows another worker holds
-            // are skipped, not waited for.
-            let candidates = try await connection.query(PostgresQuery(unsafeSQL: """
-                SELECT \(PostgresSchema.columns) FROM courier_jobs AS j
-                WHERE state = 'pending' AND not_before <= $1 AND (deadline IS NULL OR deadline >= $1) AND ($2 OR NOT requires_network)
-                  AND (ordering_key IS NULL OR NOT EXISTS (
-                    SELECT 1 FROM courier_jobs AS o WHERE o.ordering_key = j.ordering_key AND o.sequence < j.sequence
-                      AND o.state IN ('pending', 'running')))
-                ORDER BY sequence LIMIT $3 FOR UPDATE SKIP LOCKED
-                """, binds: Self.binds(now, claim.online, fetch)), logger: self.logger).collect()
-            var chosen: [(sequence: Int64, stored: StoredJob, host: String)] = []
-            for row in candidates where chosen.count < claim.limit {
-                let stored: StoredJob
-                do throws(QueueStoreError) {
-                    stored = try PostgresJobRow.read(row)
-                } catch {
-                    let sequence = try? row.makeRandomAccess()["sequence"].decode(Int64.self)
-                    try await self.deadLetter(connection, sequence: sequence, error, attempts: 0, at: claim.now)
-                    deadLettered.append((try? row.makeRandomAccess()["id"].decode(UUID.self), error))
-                    continue
-                }
-                guard let host = try? row.makeRandomAccess()["host"].decode(String.self) else { continue }
-                if let limit = claim.perHostLimit {
-                    guard running[host, default: 0] < limit else { continue }
-                    running[host, default: 0] += 1
-                }
-                chosen.append((stored.job.sequence, stored, host))
-            }
-            guard !chosen.isEmpty else { return ClaimResult(jobs: [], deadLettered: deadLettered) }
-            let token = UUID().uuidString
-            let bodies = try await connection.query("""
-                UPDATE courier_jobs SET state = 'running', attempts = attempts + 1, lease_token = \(token),
-                    lease_worker = \(claim.worker), lease_expires = \(now + claim.leaseDuration)
-                WHERE sequence = ANY(\(chosen.map(\.sequence))) RETURNING sequence, body
-                """, logger: self.logger)
-            var body: [Int64: Data] = [:]
-            for try await (sequence, data) in bodies.decode((Int64, Data?).self) {
-                if let data { body[sequence] = data }
-            }
+        }
+        let token = UUID().uuidString
+        var binds = PostgresBindings(capacity: 9)
+        binds.append(now)
+        binds.append(claim.online)
+        binds.append(Int64(claim.limit * (claim.perHostLimit == nil ? 1 : 8)))
+        binds.append(Int64(claim.perHostLimit ?? Int(Int32.max)))
+        binds.append(Int64(claim.limit))
+        binds.append(token)
+        binds.append(claim.worker)
+        binds.append(now + claim.leaseDuration)
+        binds.append(claim.perHostLimit != nil)
+        // One round trip, one transaction: `courier_claim` (PostgresSchema) puts expired leases back, takes the claims'
+        // lock under a per-host limit, and marks the due jobs it takes running.
+        return try await database {
+            let rows = try await self.client.all(PostgresQuery(
+                unsafeSQL: "SELECT \(PostgresSchema.columns), body FROM courier_claim($1, $2, $3, $4, $5, $6, $7, $8, $9)", binds: binds),
+                logger: self.logger)
             var claimed: [ClaimedJob] = []
-            for (sequence, stored, _) in chosen {
-                var job = stored.job
-                let data = body[sequence]
-                guard Int64(data?.count ?? 0) == job.bodyByteCount else {
-                    let error = QueueStoreError.invalidJob(
-                        id: job.id.uuidString, field: "body", reason: "holds \(data?.count ?? 0) bytes, not the \(job.bodyByteCount) recorded")
-                    try await self.deadLetter(connection, sequence: sequence, error, attempts: job.attempts + 1, at: claim.now)
-                    deadLettered.append((job.id, error))
-                    continue
+            for row in rows.sorted(by: { (Self.sequence(of: $0) ?? .max) < (Self.sequence(of: $1) ?? .max) }) {
+                let body = try? row.makeRandomAccess()["body"].decode(Data?.self)
+                do throws(QueueStoreError) {
+                    // The row as claimed: running, its attempts counting this one.
+                    let stored = try PostgresJobRow.read(row, body: body ?? nil)
+                    if Int64((body ?? nil)?.count ?? 0) != stored.job.bodyByteCount {
+                        throw QueueStoreError.invalidJob(
+                            id: stored.job.id.uuidString, field: "body",
+                            reason: "holds \((body ?? nil)?.count ?? 0) bytes, not the \(stored.job.bodyByteCount) recorded")
+                    }
+                    claimed.append(ClaimedJob(
+                        job: stored.job, lease: JobLease(jobID: stored.job.id, token: token), body: (body ?? nil).map { .data($0) } ?? .none,
+                        traceContext: stored.traceContext))
+                } catch {
+                    let attempts = (try? row.makeRandomAccess()["attempts"].decode(Int64.self)).map { Int(clamping: $0) } ?? 0
+                    if let query = try Self.deadLetter(sequence: Self.sequence(of: row), error, attempts: attempts, at: claim.now) {
+                        try await self.client.all(query, logger: self.logger)
+                    }
+                    deadLettered.append((try? row.makeRandomAccess()["id"].decode(UUID.self), error))
                 }
-                job.state = .running
-                job.attempts += 1
-                claimed.append(ClaimedJob(
-                    job: job, lease: JobLease(jobID: job.id, token: token), body: data.map { .data($0) } ?? .none,
-                    traceContext: stored.traceContext))
             }
             return ClaimResult(jobs: claimed, deadLettered: deadLettered)
         }
+    }
+
+    private static func sequence(of row: PostgresRow) -> Int64? {
+        try? row.makeRandomAccess()["sequence"].decode(Int64.self)
     }
 
     /// Rows no claim would ever take or finish: a state no queue writes, or a pending job whose dates are not dates
@@ -291,12 +286,12 @@ public final class PostgresQueueStore: QueueStore {
     private func deadLetterUnschedulable(
         _ connection: PostgresConnection, into deadLettered: inout [(id: UUID?, error: QueueStoreError)]
     ) async throws {
-        let rows = try await connection.query("""
+        let rows = try await connection.all("""
             SELECT \(unescaped: PostgresSchema.columns) FROM courier_jobs
             WHERE state NOT IN ('pending', 'running', 'succeeded', 'dead')
                OR (state = 'pending' AND (NOT (not_before BETWEEN -3.2e11 AND 3.2e11)
                    OR (deadline IS NOT NULL AND NOT (deadline BETWEEN -3.2e11 AND 3.2e11))))
-            """, logger: logger).collect()
+            """, logger: logger)
         for row in rows {
             let columns = row.makeRandomAccess()
             var error = QueueStoreError.invalidJob(id: "?", field: "state", reason: "is not a job state")
@@ -313,12 +308,12 @@ public final class PostgresQueueStore: QueueStore {
     private func deadLetterPastDeadlines(
         _ connection: PostgresConnection, now: Date, into deadLettered: inout [(id: UUID?, error: QueueStoreError)]
     ) async throws {
-        let rows = try await connection.query("""
+        let rows = try await connection.all("""
             SELECT sequence, id, attempts, deadline FROM courier_jobs
             WHERE state = 'pending' AND deadline IS NOT NULL AND deadline < \(now.timeIntervalSince1970)
             """, logger: logger)
         var found: [(Int64, UUID, Int64, Double)] = []
-        for try await row in rows.decode((Int64, UUID, Int64, Double).self) { found.append(row) }
+        for row in rows { found.append(try row.decode((Int64, UUID, Int64, Double).self)) }
         for (sequence, id, attempts, deadline) in found {
             let error = QueueStoreError.deadlinePassed(id: id, deadline: Date(timeIntervalSince1970: deadline))
             try await deadLetter(connection, sequence: sequence, error, attempts: Int(clamping: attempts), at: now)
@@ -330,22 +325,30 @@ public final class PostgresQueueStore: QueueStore {
     private func deadLetter(
         _ connection: PostgresConnection, sequence: Int64?, _ error: QueueStoreError, attempts: Int, at now: Date
     ) async throws {
-        guard let sequence else { return }
+        guard let query = try Self.deadLetter(sequence: sequence, error, attempts: attempts, at: now) else { return }
+        try await connection.all(query, logger: logger)
+    }
+
+    /// The statement dead-lettering the job numbered `sequence` (`nil` when there is none) with `error` as its outcome.
+    private static func deadLetter(sequence: Int64?, _ error: QueueStoreError, attempts: Int, at now: Date) throws -> PostgresQuery? {
+        guard let sequence else { return nil }
         let attempts = (0...StoredJobRecord.maximumAttempts).contains(attempts) ? attempts : 0
         let outcome = JobOutcome(error: OperationArchive.ErrorRecord(error), attempts: attempts, finishedAt: now)
-        try await connection.query("""
-            UPDATE courier_jobs SET state = 'dead', outcome = \(try JSONEncoder().encode(outcome)), lease_token = NULL,
+        let encoded = try JSONEncoder().encode(outcome)
+        let query: PostgresQuery = try """
+            UPDATE courier_jobs SET state = 'dead', outcome = \(encoded), lease_token = NULL,
                 lease_worker = NULL, lease_expires = NULL
             WHERE sequence = \(sequence)
-            """, logger: logger)
+            """
+        return query
     }
 
     // MARK: - Leases and outcomes
 
     public func renew(_ leases: [JobLease], until: Date) async throws {
         guard !leases.isEmpty else { return }
-        try await retryingConflicts {
-            try await self.client.query("""
+        try await database {
+            try await self.client.all("""
                 UPDATE courier_jobs AS j SET lease_expires = \(until.timeIntervalSince1970)
                 FROM unnest(\(leases.map(\.jobID))::uuid[], \(leases.map(\.token))::text[]) AS l(id, token)
                 WHERE j.id = l.id AND j.lease_token = l.token AND j.state = 'running'
@@ -362,12 +365,12 @@ public final class PostgresQueueStore: QueueStore {
         case .retry(let date, _): (state, notBefore) = ("pending", date.timeIntervalSince1970)
         }
         let outcome = try encoder.encode(resolution.outcome)
-        return try await retryingConflicts {
-            let rows = try await self.client.query("""
+        return try await database {
+            let rows = try await self.client.all("""
                 UPDATE courier_jobs SET state = \(state), outcome = \(outcome), not_before = COALESCE(\(notBefore)::double precision, not_before),
                     lease_token = NULL, lease_worker = NULL, lease_expires = NULL
                 WHERE id = \(lease.jobID) AND lease_token = \(lease.token) AND state = 'running' RETURNING sequence
-                """, logger: self.logger).collect()
+                """, logger: self.logger)
             return !rows.isEmpty
         }
     }
@@ -376,28 +379,37 @@ public final class PostgresQueueStore: QueueStore {
 
     public func jobs(in states: Set<JobState>, limit: Int) async throws -> [QueuedJob] {
         guard !states.isEmpty else { return [] }
-        let rows = try await client.query("""
-            SELECT \(unescaped: PostgresSchema.columns) FROM courier_jobs WHERE state = ANY(\(states.map(\.rawValue)))
-            ORDER BY sequence LIMIT \(Int64(max(0, limit)))
-            """, logger: logger).collect()
+        let rows = try await database {
+            try await self.client.all("""
+                SELECT \(unescaped: PostgresSchema.columns) FROM courier_jobs WHERE state = ANY(\(states.map(\.rawValue)))
+                ORDER BY sequence LIMIT \(Int64(max(0, limit)))
+                """, logger: self.logger)
+        }
         // A row that cannot be read is left out here; the next claim's sweep dead-letters it, naming it.
         return rows.compactMap { try? PostgresJobRow.read($0).job }
     }
 
     public func job(_ id: UUID) async throws -> QueuedJob? {
-        let rows = try await client.query(
-            "SELECT \(unescaped: PostgresSchema.columns) FROM courier_jobs WHERE id = \(id)", logger: logger).collect()
+        let rows = try await database {
+            try await self.client.all(
+                "SELECT \(unescaped: PostgresSchema.columns) FROM courier_jobs WHERE id = \(id)", logger: self.logger)
+        }
         guard let row = rows.first else { return nil }
         return try PostgresJobRow.read(row).job
     }
 
     public func schedule(now: Date) async throws -> QueueSchedule {
-        let rows = try await client.query("""
-            SELECT state, count(*), min(CASE WHEN not_before > \(now.timeIntervalSince1970) THEN not_before END), min(enqueued_at)
-            FROM courier_jobs WHERE state IN ('pending', 'running') GROUP BY state
-            """, logger: logger)
+        let counts = try await database {
+            var counts: [(String, Int64, Double?, Double?)] = []
+            let rows = try await self.client.all("""
+                SELECT state, count(*), min(CASE WHEN not_before > \(now.timeIntervalSince1970) THEN not_before END), min(enqueued_at)
+                FROM courier_jobs WHERE state IN ('pending', 'running') GROUP BY state
+                """, logger: self.logger)
+            for row in rows { counts.append(try row.decode((String, Int64, Double?, Double?).self)) }
+            return counts
+        }
         var schedule = QueueSchedule(pending: 0, running: 0, nextDue: nil, oldestEnqueuedAt: nil)
-        for try await (state, count, due, oldest) in rows.decode((String, Int64, Double?, Double?).self) {
+        for (state, count, due, oldest) in counts {
             if let oldest = Self.date(oldest), schedule.oldestEnqueuedAt.map({ oldest < $0 }) ?? true {
                 schedule.oldestEnqueuedAt = oldest
             }
@@ -418,17 +430,20 @@ public final class PostgresQueueStore: QueueStore {
         } else {
             "UPDATE courier_jobs SET state = 'pending', attempts = 0, not_before = \(now), outcome = NULL WHERE state = 'dead' RETURNING id"
         }
-        var moved: [UUID] = []
-        for try await id in try await client.query(query, logger: logger).decode(UUID.self) { moved.append(id) }
-        return moved
+        return try await database {
+            var moved: [UUID] = []
+            for row in try await self.client.all(query, logger: self.logger) { moved.append(try row.decode(UUID.self)) }
+            return moved
+        }
     }
 
     public func purge(_ states: Set<JobState>) async throws -> Int {
         let removable = states.subtracting([.running])
         guard !removable.isEmpty else { return 0 }
-        let rows = try await client.query(
-            "DELETE FROM courier_jobs WHERE state = ANY(\(removable.map(\.rawValue))) RETURNING sequence", logger: logger).collect()
-        return rows.count
+        return try await database {
+            try await self.client.all(
+                "DELETE FROM courier_jobs WHERE state = ANY(\(removable.map(\.rawValue))) RETURNING sequence", logger: self.logger).count
+        }
     }
 
     public func close() async throws {
@@ -440,32 +455,39 @@ public final class PostgresQueueStore: QueueStore {
 
     // MARK: - Support
 
-    /// Runs `body` in a transaction on one of the client's connections, again (up to three times) when the server
-    /// ends it for a deadlock or a serialization failure: two workers' statements can lock the same rows in
-    /// different orders (a lease running out while its worker renews it), and PostgreSQL then cancels one.
+    /// Runs `body` in a transaction on one of the client's connections, as ``database(_:)`` runs its work.
     private func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        try await retryingConflicts {
+        try await database {
             try await self.client.withConnection { connection in
-                try await connection.query("BEGIN", logger: self.logger)
+                try await connection.all("BEGIN", logger: self.logger)
                 do {
                     let result = try await body(connection)
-                    try await connection.query("COMMIT", logger: self.logger)
+                    try await connection.all("COMMIT", logger: self.logger)
                     return result
                 } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: self.logger)
+                    _ = try? await connection.all("ROLLBACK", logger: self.logger)
                     throw error
                 }
             }
         }
     }
 
-    private func retryingConflicts<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
+    /// Runs `body`, again (up to three times) when the server ends it for a deadlock or a serialization failure (two
+    /// workers' statements can lock the same rows in different orders, a lease running out while its worker renews
+    /// it, and PostgreSQL then cancels one). Any other failure of the database is thrown as
+    /// `QueueStoreError.unreadableStore(path:reason:)` in the server's words (postgres-nio's own description hides
+    /// them, to keep queries out of logs).
+    private func database<Result: Sendable>(_ body: () async throws -> Result) async throws -> Result {
         var tries = 0
         while true {
             do {
                 return try await body()
-            } catch let error as PSQLError where tries < 2 && ["40001", "40P01"].contains(error.serverInfo?[.sqlState] ?? "") {
-                tries += 1
+            } catch let error as PSQLError {
+                if tries < 2, ["40001", "40P01"].contains(error.serverInfo?[.sqlState] ?? "") {
+                    tries += 1
+                    continue
+                }
+                throw QueueStoreError.unreadableStore(path: location, reason: Self.reason(error))
             }
         }
     }
@@ -485,14 +507,6 @@ public final class PostgresQueueStore: QueueStore {
             }
             return result
         }
-    }
-
-    private static func binds(_ now: Double, _ online: Bool, _ limit: Int64) -> PostgresBindings {
-        var binds = PostgresBindings(capacity: 3)
-        binds.append(now)
-        binds.append(online)
-        binds.append(limit)
-        return binds
     }
 
     private static func date(_ seconds: Double?) -> Date? {
