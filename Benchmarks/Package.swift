@@ -45,6 +45,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Courier", package: "Courier"),
                 .product(name: "CourierQueue", package: "Courier"),
+                .product(name: "CourierQueuePostgres", package: "Courier"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ]
         ),

@@ -1,5 +1,6 @@
 import Courier
 import CourierQueue
+import CourierQueuePostgres
 import Foundation
 import SQLiteNIO
 #if canImport(FoundationNetworking)
@@ -11,10 +12,12 @@ import FoundationNetworking
 // on the same disk ($TMPDIR), autocommitted one by one and committed 100 at a time.
 // `bench-queue drain URL [COUNT]`: COUNT small POSTs to URL drained through the SQLite store with 8 at once, against
 // the same POSTs sent directly through a Courier session with 8 at once: jobs per second and client CPU per job.
+// With a third argument, a postgres:// URL, the same jobs are drained through the PostgreSQL store by 4 workers (each
+// its own store and connections, 2 jobs at once each) in this process; the server's CPU is its own, not counted.
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
-    FileHandle.standardError.write(Data("usage: bench-queue enqueue [COUNT] | drain URL [COUNT]\n".utf8))
+    FileHandle.standardError.write(Data("usage: bench-queue enqueue [COUNT] | drain URL [COUNT [POSTGRES_URL]]\n".utf8))
     exit(2)
 }
 
@@ -116,7 +119,38 @@ func enqueueBenchmark(count: Int) async throws {
     }
 }
 
-func drainBenchmark(url: URL, count: Int) async throws {
+/// Drains `count` copies of `request` through the PostgreSQL store at `database` with 4 workers; seconds and CPU µs.
+func postgresDrain(database: String, request: URLRequest, session: URLSessionManager, count: Int) async throws -> (Double, Int64) {
+    let enqueuer = RequestQueue(store: try await PostgresQueueStore.open(url: database), session: session)
+    for start in stride(from: 0, to: count, by: 1000) {
+        try await enqueuer.enqueue(Array(repeating: (request, JobOptions()), count: min(1000, count - start)))
+    }
+    var workers: [RequestQueue] = []
+    for index in 0..<4 {
+        workers.append(RequestQueue(
+            store: try await PostgresQueueStore.open(url: database), session: session,
+            configuration: QueueConfiguration(maximumConcurrentJobs: 2, maximumConcurrentJobsPerHost: 8), name: "worker-\(index)"))
+    }
+    let started = ProcessUsage.now()
+    let seconds = try await timed {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in workers { group.addTask { try await worker.drain() } }
+            try await group.waitForAll()
+        }
+    }
+    let cpu = ProcessUsage.now().cpuMicroseconds - started.cpuMicroseconds
+    for worker in workers { try await worker.close() }
+    let succeeded = try await enqueuer.jobs(in: [.succeeded], limit: .max).count
+    _ = try await enqueuer.store.purge([.succeeded, .deadLettered])
+    try await enqueuer.close()
+    guard succeeded == count else {
+        print("only \(succeeded) of \(count) jobs succeeded on PostgreSQL")
+        exit(1)
+    }
+    return (seconds, cpu)
+}
+
+func drainBenchmark(url: URL, count: Int, postgres: String?) async throws {
     var post = URLRequest(url: url)
     post.httpMethod = "POST"
     post.httpBody = Data("{\"n\":1}".utf8)
@@ -158,6 +192,11 @@ func drainBenchmark(url: URL, count: Int) async throws {
     print(String(format: "  direct through the session: %.0f requests/s, %.0f µs CPU each", Double(count) / direct, Double(directCPU) / Double(count)))
     print(String(format: "  through the SQLite queue:   %.0f jobs/s, %.0f µs CPU each (the queue's overhead: %.0f µs a job)",
                  Double(count) / queued, Double(queuedCPU) / Double(count), Double(queuedCPU - directCPU) / Double(count)))
+    if let postgres {
+        let (seconds, cpu) = try await postgresDrain(database: postgres, request: request, session: session, count: count)
+        print(String(format: "  through PostgreSQL, 4 workers × 2: %.0f jobs/s, %.0f µs client CPU each (the queue's overhead: %.0f µs a job)",
+                     Double(count) / seconds, Double(cpu) / Double(count), Double(cpu - directCPU) / Double(count)))
+    }
 }
 
 switch arguments[1] {
@@ -165,8 +204,9 @@ case "enqueue":
     try await enqueueBenchmark(count: arguments.count > 2 ? Int(arguments[2]) ?? 2000 : 2000)
 case "drain" where arguments.count > 2:
     guard let url = URL(string: arguments[2]) else { exit(2) }
-    try await drainBenchmark(url: url, count: arguments.count > 3 ? Int(arguments[3]) ?? 10_000 : 10_000)
+    try await drainBenchmark(
+        url: url, count: arguments.count > 3 ? Int(arguments[3]) ?? 10_000 : 10_000, postgres: arguments.count > 4 ? arguments[4] : nil)
 default:
-    FileHandle.standardError.write(Data("usage: bench-queue enqueue [COUNT] | drain URL [COUNT]\n".utf8))
+    FileHandle.standardError.write(Data("usage: bench-queue enqueue [COUNT] | drain URL [COUNT [POSTGRES_URL]]\n".utf8))
     exit(2)
 }
