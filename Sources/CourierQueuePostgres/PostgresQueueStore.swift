@@ -108,27 +108,17 @@ public final class PostgresQueueStore: QueueStore {
     /// Makes the table when missing. A database a queue already uses is only read: its DDL would wait for every
     /// transaction on the table, other workers' claims among them.
     private func prepare() async throws {
-        try await database {
-            try await self.client.withConnection { connection in
-                if try await self.checkedSchemaVersion(on: connection) == PostgresSchema.version { return }
-                try await connection.all("BEGIN", logger: self.logger)
-                do {
-                    // Two workers starting at once would race to make the table: one at a time (a lock of its own:
-                    // claims take the other, and a claim waiting for it while holding the table would deadlock).
-                    try await connection.all("SELECT pg_advisory_xact_lock(\(PostgresSchema.schemaLockKey))", logger: self.logger)
-                    if try await self.checkedSchemaVersion(on: connection) == nil {
-                        for statement in PostgresSchema.statements {
-                            try await connection.all(PostgresQuery(unsafeSQL: statement), logger: self.logger)
-                        }
-                        try await connection.all(
-                            "INSERT INTO courier_queue_schema (version) VALUES (\(Int32(PostgresSchema.version)))", logger: self.logger)
-                    }
-                    try await connection.all("COMMIT", logger: self.logger)
-                } catch {
-                    _ = try? await connection.all("ROLLBACK", logger: self.logger)
-                    throw error
-                }
+        let found = try await database { try await self.client.withConnection { try await self.checkedSchemaVersion(on: $0) } }
+        if found == PostgresSchema.version { return }
+        try await transaction { connection in
+            // Two workers starting at once would race to make the table: one at a time (a lock of its own: claims take
+            // the other, and a claim waiting for it while holding the table would deadlock).
+            try await connection.all("SELECT pg_advisory_xact_lock(\(PostgresSchema.schemaLockKey))", logger: self.logger)
+            guard try await self.checkedSchemaVersion(on: connection) == nil else { return }
+            for statement in PostgresSchema.statements {
+                try await connection.all(PostgresQuery(unsafeSQL: statement), logger: self.logger)
             }
+            try await connection.all("INSERT INTO courier_queue_schema (version) VALUES (\(PostgresSchema.version))", logger: self.logger)
         }
     }
 
