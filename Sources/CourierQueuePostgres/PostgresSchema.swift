@@ -102,11 +102,8 @@ enum PostgresSchema {
 
     /// The columns every read selects (all but the body, which only a claim reads), in the order
     /// `PostgresJobRow` reads them.
-    static let columns = columns(prefix: "")
-
-    /// ``columns`` each with `prefix` (a table's alias and a dot).
-    static func columns(prefix: String) -> String {
-        ["sequence", "id", "state", "request", "body_length", "host", "ordering_key", "not_before", "deadline", "requires_network",
-         "attempts", "lease_token", "enqueued_at", "outcome", "trace_context"].map { prefix + $0 }.joined(separator: ", ")
-    }
+    static let columns = """
+        sequence, id, state, request, body_length, host, ordering_key, not_before, deadline, requires_network, attempts, \
+        lease_token, enqueued_at, outcome, trace_context
+        """
 }
