@@ -337,7 +337,7 @@ public final class PostgresQueueStore: QueueStore {
 
     public func renew(_ leases: [JobLease], until: Date) async throws {
         guard !leases.isEmpty else { return }
-        try await database {
+        _ = try await database {
             try await self.client.all("""
                 UPDATE courier_jobs AS j SET lease_expires = \(until.timeIntervalSince1970)
                 FROM unnest(\(leases.map(\.jobID))::uuid[], \(leases.map(\.token))::text[]) AS l(id, token)
