@@ -81,7 +81,8 @@ public struct OperationArchive: Codable, Sendable, Equatable {
         public var domain: String
         /// The error's code.
         public var code: Int
-        /// Its localized description.
+        /// Its description: the localized one, or for a Swift error that has none of its own but describes itself
+        /// (`CustomStringConvertible`), that text.
         public var description: String
 
         /// `error` in codable form: its domain, code and description.
@@ -89,7 +90,15 @@ public struct OperationArchive: Codable, Sendable, Equatable {
             let bridged = error as NSError
             domain = bridged.domain
             code = bridged.code
-            description = bridged.localizedDescription
+            // Foundation's text for a Swift error without a localized description says only "The operation could not
+            // be completed"; the error's own words say what happened.
+            // (A cast of the error itself always succeeds, through NSError; its type's conformance is what counts.)
+            if !(error is LocalizedError), !(error is URLError), !(type(of: error) is NSError.Type),
+               type(of: error) is any CustomStringConvertible.Type {
+                description = String(describing: error)
+            } else {
+                description = bridged.localizedDescription
+            }
         }
 
         /// A `URLError` for the URL error domain, an `NSError` otherwise.
