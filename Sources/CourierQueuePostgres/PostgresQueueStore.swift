@@ -168,6 +168,7 @@ public final class PostgresQueueStore: QueueStore {
         return PostgresQuery(unsafeSQL: """
             INSERT INTO courier_jobs (id, state, request, body, body_length, host, ordering_key, not_before, deadline,
                 requires_network, enqueued_at, trace_context, attempts) VALUES \(values.joined(separator: ", "))
+                ON CONFLICT (id) DO NOTHING
             """, binds: binds)
     }
 

@@ -16,6 +16,11 @@ public struct JobOptions: Sendable, Hashable {
     /// one when its method is not idempotent (POST, PATCH and other methods but GET, HEAD, PUT, DELETE, OPTIONS
     /// and TRACE), so that a server can tell a retry from a new request.
     public var idempotencyKey: String?
+    /// The job's id. Default `nil`: a new random one. An id the store already has is not added again: the enqueue
+    /// returns it and the store keeps the job it has (its request, body, state and outcome), so a producer that may
+    /// run more than once (a batch file read again after a crash, or by every worker) adds each job once. One id must
+    /// always name the same request and body.
+    public var jobID: UUID?
 
     /// Options; every parameter defaults to the value listed on its property.
     public init(
@@ -23,12 +28,14 @@ public struct JobOptions: Sendable, Hashable {
         notBefore: Date? = nil,
         deadline: Date? = nil,
         requiresNetwork: Bool = false,
-        idempotencyKey: String? = nil
+        idempotencyKey: String? = nil,
+        jobID: UUID? = nil
     ) {
         self.orderingKey = orderingKey
         self.notBefore = notBefore
         self.deadline = deadline
         self.requiresNetwork = requiresNetwork
         self.idempotencyKey = idempotencyKey
+        self.jobID = jobID
     }
 }

@@ -7,7 +7,8 @@ import Foundation
 /// Stores are driven by ``RequestQueue``; a store of your own (another database) implements these calls with the
 /// same meaning, each as one transaction.
 public protocol QueueStore: Sendable {
-    /// Adds `jobs`, all or none, durably (bodies first, then the rows) before returning.
+    /// Adds `jobs`, all or none, durably (bodies first, then the rows) before returning. A job whose id the store
+    /// already has is skipped: the store keeps the one it has (``JobOptions/jobID``).
     func add(_ jobs: [NewJob]) async throws
 
     /// Puts jobs whose lease expired back to pending, dead-letters those past their deadline or that cannot be

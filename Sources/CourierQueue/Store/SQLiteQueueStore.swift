@@ -118,6 +118,7 @@ public final class SQLiteQueueStore: QueueStore {
         return """
             INSERT INTO courier_jobs (id, state, request, body, body_file, body_length, host, ordering_key, not_before,
                 deadline, requires_network, attempts, enqueued_at, trace_context) VALUES \(values)
+                ON CONFLICT (id) DO NOTHING
             """
     }
 

@@ -155,11 +155,12 @@ struct JobRunner: Sendable {
         var response: HTTPURLResponse?
         var failure: any Error
         do {
-            let (data, received) = try await exchange(request, body: claimed.body)
+            let answer = try await exchange(request, body: claimed.body, job: job)
+            let received = answer.response
             response = received
             let outcome = JobOutcome(
                 statusCode: received.statusCode, headers: OperationArchive.Response(received).headers,
-                body: data.prefix(configuration.maximumStoredResponseBody), bodyByteCount: data.count,
+                body: answer.body.prefix(configuration.maximumStoredResponseBody), bodyByteCount: answer.bodyByteCount,
                 attempts: job.attempts, startedAt: started, finishedAt: Date())
             if received.statusCode < 400 { return .succeeded(outcome) }
             failure = HTTPStatusError(response: received)
@@ -172,17 +173,21 @@ struct JobRunner: Sendable {
         return await decide(request, response: response, error: failure, job: job, outcome: outcome)
     }
 
-    private func exchange(_ request: URLRequest, body: JobBody) async throws -> (Data, HTTPURLResponse) {
+    /// One exchange, by the configuration's performer or through the queue's session.
+    private func exchange(_ request: URLRequest, body: JobBody, job: QueuedJob) async throws -> JobResponse {
+        if let performer = configuration.performer { return try await performer.perform(request, body: body, job: job) }
+        let (data, response): (Data, HTTPURLResponse)
         switch body {
         case .none:
-            return try await queue.session.data(for: request)
-        case .data(let data):
-            return try await queue.session.upload(for: request, from: data)
+            (data, response) = try await queue.session.data(for: request)
+        case .data(let bytes):
+            (data, response) = try await queue.session.upload(for: request, from: bytes)
         case .file(let url):
             let task = queue.session.uploadTask(with: request, fromFile: url, completionHandler: nil)
-            let data = try await task.value
-            return (data, try await task.completedResponse)
+            data = try await task.value
+            response = try await task.completedResponse
         }
+        return JobResponse(response: response, body: data)
     }
 
     /// Retry or dead letter, by the retry policy, the attempt limit, the backoff cap and the deadline.

@@ -28,6 +28,8 @@ public struct QueueConfiguration: Sendable {
     public var reachability: NetworkReachabilityManager?
     /// Where the queue's metrics go. Default `nil`: the process's `MetricsSystem` (whatever was bootstrapped).
     public var metricsFactory: (any MetricsFactory)?
+    /// Sends each attempt. Default `nil`: the queue's session sends it and the response body is read into memory.
+    public var performer: (any JobPerformer)?
 
     /// A configuration; every parameter defaults to the value listed on its property.
     public init(
@@ -39,7 +41,8 @@ public struct QueueConfiguration: Sendable {
         maximumBackoff: TimeInterval = 5 * 3600,
         maximumStoredResponseBody: Int = 64 * 1024,
         reachability: NetworkReachabilityManager? = nil,
-        metricsFactory: (any MetricsFactory)? = nil
+        metricsFactory: (any MetricsFactory)? = nil,
+        performer: (any JobPerformer)? = nil
     ) {
         self.metricsFactory = metricsFactory
         self.maximumConcurrentJobs = max(1, maximumConcurrentJobs)
@@ -50,5 +53,6 @@ public struct QueueConfiguration: Sendable {
         self.maximumBackoff = maximumBackoff.isFinite ? max(0, maximumBackoff) : 5 * 3600
         self.maximumStoredResponseBody = max(0, maximumStoredResponseBody)
         self.reachability = reachability
+        self.performer = performer
     }
 }

@@ -138,7 +138,7 @@ public final class RequestQueue: Sendable {
             throw QueueStoreError.invalidRequest(reason: "its deadline is not a date")
         }
         return NewJob(
-            id: UUID(), request: stored, body: body, host: host.lowercased(), options: options, enqueuedAt: Date(),
+            id: options.jobID ?? UUID(), request: stored, body: body, host: host.lowercased(), options: options, enqueuedAt: Date(),
             traceContext: TraceContextCarrier.current()
         )
     }

@@ -102,6 +102,61 @@ struct RequestQueueTests {
         #expect(fixture.server.requestLog.requests.first { $0.target.hasSuffix("operation") }?.header("Idempotency-Key") != nil)
     }
 
+    @Test("a job given an id the store already has is not added again: the first is kept and sent once", arguments: QueueStoreKind.allCases)
+    func aJobIDIsAddedOnce(store: QueueStoreKind) async throws {
+        let fixture = try await QueueFixture.start(store: store)
+        defer { Task { await fixture.stop() } }
+        let id = UUID()
+        let first = try fixture.request("/anything?chosen", method: "POST", body: Data("first".utf8))
+        #expect(try await fixture.queue.enqueue(first, options: JobOptions(jobID: id)) == id)
+        // Again, in a batch beside a new job, and with another body: the store keeps the job it has.
+        let again = try fixture.request("/anything?chosen", method: "POST", body: Data("second".utf8))
+        let ids = try await fixture.queue.enqueue([(again, JobOptions(jobID: id)), (try fixture.request("/anything?other"), JobOptions())])
+        #expect(ids[0] == id)
+        #expect(try await fixture.queue.jobs().count == 2)
+        try await fixture.queue.drain()
+        // And after it succeeded: still not added, not sent again.
+        _ = try await fixture.queue.enqueue(first, options: JobOptions(jobID: id))
+        try await fixture.queue.drain()
+        let chosen = fixture.server.requestLog.requests.filter { $0.target.hasSuffix("chosen") }
+        #expect(chosen.count == 1)
+        let job = try #require(try await fixture.queue.job(id))
+        #expect(job.state == .succeeded)
+        let echoed = try JSONSerialization.jsonObject(with: try #require(job.outcome?.body)) as? [String: Any]
+        #expect(echoed?["data"] as? String == "first")
+    }
+
+    @Test("a configuration's performer sends each attempt; what it returns or throws is retried or dead-lettered as the session's would be", arguments: QueueStoreKind.allCases)
+    func aPerformerSendsTheAttempts(store: QueueStoreKind) async throws {
+        /// Answers through the queue's own server with the session, the first attempt of each job with a 503 of its
+        /// own making; throws for jobs whose URL says so.
+        struct Flaky: JobPerformer {
+            struct Refused: Error, CustomStringConvertible { var description: String { "refused by the performer" } }
+            let session: URLSessionManager
+            func perform(_ request: URLRequest, body: JobBody, job: QueuedJob) async throws -> JobResponse {
+                if request.url?.query == "refuse" { throw Refused() }
+                if job.attempts == 1, let url = request.url, let busy = HTTPURLResponse(url: url, statusCode: 503, httpVersion: nil, headerFields: [:]) {
+                    return JobResponse(response: busy, body: Data("busy".utf8))
+                }
+                let (data, response) = try await session.data(for: request)
+                return JobResponse(response: response, body: data.prefix(4), bodyByteCount: data.count)
+            }
+        }
+        let fixture = try await QueueFixture.start(
+            QueueConfiguration(retryPolicy: QueueFixture.policy(attempts: 3), performer: Flaky(session: URLSessionManager())), store: store)
+        defer { Task { await fixture.stop() } }
+        let sent = try await fixture.queue.enqueue(try fixture.request("/anything?sent"))
+        let refused = try await fixture.queue.enqueue(try fixture.request("/anything?refuse"))
+        try await fixture.queue.drain()
+        let done = try #require(try await fixture.queue.job(sent))
+        #expect(done.state == .succeeded && done.attempts == 2)
+        #expect(done.outcome?.body?.count == 4 && (done.outcome?.bodyByteCount ?? 0) > 4)
+        let dead = try #require(try await fixture.queue.job(refused))
+        #expect(dead.state == .deadLettered && dead.attempts == 1)
+        #expect(dead.outcome?.error?.description.contains("refused by the performer") == true, "\(String(describing: dead.outcome))")
+        #expect(fixture.server.requestLog.count == 1)
+    }
+
     @Test("jobs sharing an ordering key run one at a time, in the order enqueued; others run beside them", arguments: QueueStoreKind.allCases)
     func anOrderingKeyRunsItsJobsOneAtATime(store: QueueStoreKind) async throws {
         let fixture = try await QueueFixture.start(QueueConfiguration(
