@@ -28,13 +28,30 @@ struct BatchCommand: AsyncParsableCommand {
         (recorded in OUTPUT-DIR/.courier-batch-done with their size and modification time) while they are unchanged. \
         An existing file is never overwritten unless --force is given: a download whose output name is taken (by \
         a file the batch did not make, or one changed since) is saved as NAME-1.EXT, NAME-2.EXT…, as download does. \
+        With --queue STORE (an SQLite file, or a postgres:// URL shared by machines), the downloads are jobs of a \
+        durable queue (see `courier queue`): FILE's lines are added once (a run after a crash adds nothing again, \
+        and puts the files that failed back), then this process downloads them with the others draining the same \
+        store: `courier batch --queue STORE --worker` on any machine takes jobs without a FILE, each file fetched \
+        by one worker at a time, into its own --output-dir. Outputs must then be inside --output-dir; requests \
+        carry each worker's own -H and -u (nothing secret is stored); --retry retries a file through the queue \
+        with backoff; a worker killed midway leaves its files to the others once its lease (--lease) runs out, \
+        and continues its own part files when it runs again. \
         Exit codes: 0 all downloaded, 2 usage error (a malformed line is named by its number), \
         6 at least one download failed, 130 stopped by SIGINT, 143 stopped by SIGTERM.
         """
     )
 
-    @Argument(help: "The file listing the downloads.")
-    var file: String
+    @Argument(help: "The file listing the downloads (not with --worker).")
+    var file: String?
+
+    @Option(name: .customLong("queue"), help: ArgumentHelp("Run the downloads as jobs of this durable queue: an SQLite file, or a postgres:// URL that workers on other machines drain too.", valueName: "store"))
+    var queue: String?
+
+    @Flag(help: "With --queue: download jobs others added, reading no FILE, until the queue is drained.")
+    var worker = false
+
+    @Option(name: .customLong("lease"), parsing: .unconditional, help: ArgumentHelp("With --queue: seconds a file stays with this process unless renewed, after which a worker killed midway gives it up (default 30).", valueName: "seconds"))
+    var lease: OptionNumber = 30
 
     @Option(name: .customLong("concurrency"), parsing: .unconditional, help: ArgumentHelp("How many downloads run at once (1 to 1000).", valueName: "n"))
     var concurrencyGiven: OptionNumber = 4
@@ -63,13 +80,65 @@ struct BatchCommand: AsyncParsableCommand {
         _ = try redirects.maxRedirects
         try common.check()
         try kept.check()
+        let directory = URL(fileURLWithPath: outputDirectory).standardizedFileURL
+        if let queue {
+            try await runOnQueue(queue, concurrency: concurrency, timeout: timeout, directory: directory)
+            return
+        }
+        guard !worker else { throw CLIFailure.usage("--worker drains a queue: give --queue STORE") }
+        guard let file else { throw CLIFailure.usage("give the FILE listing the downloads") }
+        let batch = try readBatch(file, directory: directory)
+
+        // A named session is the one of the first URL's host.
+        let sessionURL = batch.entries[0].url
+        var session = try kept.open(for: sessionURL)
+        if let session, let elsewhere = batch.entries.first(where: { !session.applies(to: $0.url) }) {
+            session.warnIfWithheld(from: elsewhere.url)
+        }
+        let transport = try makeTransport(timeout: timeout)
+        // The header fields and Authorization are worked out once for the session's origin and once for the others
+        // (a bad -H fails here, a password is asked once).
+        var parts: [Bool: BatchRun.RequestParts] = [:]
+        let entryParts = try batch.entries.map { entry in
+            let applies = session?.applies(to: entry.url) ?? false
+            if let known = parts[applies] { return known }
+            let made = try BatchRun.RequestParts(common: session?.lending(to: common, for: entry.url) ?? common,
+                                                 sessionHeaders: session?.headers(for: entry.url) ?? [:], url: entry.url)
+            parts[applies] = made
+            return made
+        }
+        var run = try makeRun(entries: batch.entries, requestParts: entryParts, concurrency: concurrency, timeout: timeout,
+                              transport: transport, retryInterceptors: try common.retryInterceptors, directory: directory)
+        run.cookieJar = session?.jar
+        let (results, signal) = await run.run()
+        try? await transport.shutdown()
+        try session?.save(given: common, for: sessionURL)
+        try Self.finish(results, stoppedBy: signal)
+    }
+
+    /// Prints the summary table of `results`, and fails for a stop signal or a failed download.
+    static func finish(_ results: [BatchResult], stoppedBy signal: Int32?) throws {
+        try StandardStreams.write(BatchReport.table(results) + "\n")
+        let failed = results.filter { !$0.succeeded }.count
+        if let signal {
+            throw CLIFailure(status: signal == SIGTERM ? .terminated : .interrupted,
+                             message: "stopped; \(results.count - failed) of \(results.count) downloads had finished")
+        }
+        if failed > 0 {
+            throw CLIFailure(status: .batchFailed, message: "\(failed) of \(results.count) downloads failed")
+        }
+    }
+
+    /// FILE's downloads, their outputs' folders made.
+    /// - Throws: ``CLIFailure`` (usage) for a file that cannot be read, a malformed line, no URL, or a folder that
+    ///   cannot be made.
+    func readBatch(_ file: String, directory: URL) throws -> BatchFile {
         let text: String
         do {
             text = try String(contentsOf: URL(fileURLWithPath: file), encoding: .utf8)
         } catch {
             throw CLIFailure.usage("cannot read \(file): \(error.localizedDescription)")
         }
-        let directory = URL(fileURLWithPath: outputDirectory).standardizedFileURL
         let batch: BatchFile
         do {
             batch = try BatchFile(parsing: text, directory: directory)
@@ -84,54 +153,36 @@ struct BatchCommand: AsyncParsableCommand {
         } catch {
             throw CLIFailure.usage("cannot create the output directory: \(error.localizedDescription)")
         }
+        return batch
+    }
 
-        // A named session is the one of the first URL's host.
-        let sessionURL = batch.entries[0].url
-        var session = try kept.open(for: sessionURL)
-        if let session, let elsewhere = batch.entries.first(where: { !session.applies(to: $0.url) }) {
-            session.warnIfWithheld(from: elsewhere.url)
-        }
-        let transport = AsyncHTTPClientTransport(configuration: try common.transportConfiguration(timeout: timeout))
-        // The header fields and Authorization are worked out once for the session's origin and once for the others
-        // (a bad -H fails here, a password is asked once).
-        var parts: [Bool: BatchRun.RequestParts] = [:]
-        let entryParts = try batch.entries.map { entry in
-            let applies = session?.applies(to: entry.url) ?? false
-            if let known = parts[applies] { return known }
-            let made = try BatchRun.RequestParts(common: session?.lending(to: common, for: entry.url) ?? common,
-                                                 sessionHeaders: session?.headers(for: entry.url) ?? [:], url: entry.url)
-            parts[applies] = made
-            return made
-        }
+    /// The transport of the command's TLS, proxy and HTTP-version options.
+    func makeTransport(timeout: TimeInterval) throws -> AsyncHTTPClientTransport {
+        AsyncHTTPClientTransport(configuration: try common.transportConfiguration(timeout: timeout))
+    }
+
+    /// The run's settings from the command's options.
+    func makeRun(
+        entries: [BatchFile.Entry], requestParts: [BatchRun.RequestParts], concurrency: Int, timeout: TimeInterval,
+        transport: any HTTPTransport, retryInterceptors: [any RequestInterceptor], directory: URL
+    ) throws -> BatchRun {
         var run = BatchRun(
-            entries: batch.entries, requestParts: entryParts, concurrency: concurrency, timeout: timeout,
-            transport: transport, retryInterceptors: try common.retryInterceptors, retryLimit: try common.retry,
+            entries: entries, requestParts: requestParts, concurrency: concurrency, timeout: timeout,
+            transport: transport, retryInterceptors: retryInterceptors, retryLimit: try common.retry,
             finishedFiles: BatchFinishedFiles(directory: directory)
         )
-        run.cookieJar = session?.jar
         run.cache = try kept.httpCache()
         run.followsRedirects = redirects.follow
         run.maximumRedirects = try redirects.maxRedirects
         run.replacesFiles = force
-        let (results, signal) = await run.run()
-        try? await transport.shutdown()
-        try session?.save(given: common, for: sessionURL)
-        try StandardStreams.write(BatchReport.table(results) + "\n")
-        let failed = results.filter { !$0.succeeded }.count
-        if let signal {
-            throw CLIFailure(status: signal == SIGTERM ? .terminated : .interrupted,
-                             message: "stopped; \(results.count - failed) of \(results.count) downloads had finished")
-        }
-        if failed > 0 {
-            throw CLIFailure(status: .batchFailed, message: "\(failed) of \(results.count) downloads failed")
-        }
+        return run
     }
 }
 
 /// The downloads of one batch on an `HTTPRequestOperationManager`'s queue.
 struct BatchRun {
     /// What one download's request carries besides its URL.
-    struct RequestParts {
+    struct RequestParts: Sendable {
         /// The header fields (the session's, `-H`, and the Authorization of `--bearer` or `--auth-type basic|bearer`).
         let headerFields: [String: String]
         /// `-u` (or the session's): the operation answers challenges from its own request's origin with it.
@@ -212,188 +263,65 @@ struct BatchRun {
         throw CLIFailure(status: .network, message: "no free name for \(output.path) (kept as \(partial.lastPathComponent))")
     }
 
-    /// Runs every download and returns the results in file order, and the stop signal (SIGINT or
-    /// SIGTERM) that cancelled the rest, if one came.
-    func run() async -> (results: [BatchResult], stoppedBy: Int32?) {
+    /// The manager the downloads' operations are made by: `concurrency` at once, results on a queue of their own.
+    func makeManager() -> HTTPRequestOperationManager {
         let manager = HTTPRequestOperationManager()
         manager.responseSerializer = HTTPResponseSerializer()
         manager.completionQueue = DispatchQueue(label: "courier.batch.completion")
         manager.operationQueue.maxConcurrentOperationCount = concurrency
         manager.requestSettings.followsRedirects = followsRedirects
         manager.requestSettings.maximumRedirects = maximumRedirects
+        return manager
+    }
 
-        let display = ProgressDisplay()
-        let bytes = Atomic<Int64>(0)
-        let finished = Atomic<Int>(0)
-        let total = entries.count
+    /// Runs every download and returns the results in file order, and the stop signal (SIGINT or
+    /// SIGTERM) that cancelled the rest, if one came.
+    func run() async -> (results: [BatchResult], stoppedBy: Int32?) {
+        let manager = makeManager()
+        let progress = BatchProgress(total: entries.count)
         let results = Mutex<[Int: BatchResult]>([:])
-        let starts = Mutex<[ObjectIdentifier: ContinuousClock.Instant]>([:])
-        let prefix = { @Sendable in "\(finished.load(ordering: .relaxed))/\(total) files" }
         // Ctrl-C or SIGTERM stops every download still queued or running (not the batch's final operation, which
         // must run for the summary to follow); one that has received bytes is archived first, to be continued.
-        let downloads = Mutex<[(index: Int, operation: HTTPRequestOperation)]>([])
-        let resumable = Mutex<[Int: Int64]>([:])
+        let downloads = Mutex<[(download: BatchDownload, operation: HTTPRequestOperation)]>([])
         let cancelDownloads: @Sendable () -> Void = {
-            for (index, operation) in downloads.withLock({ $0 }) {
-                if operation.isExecuting, let kept = BatchResumeFile(output: entries[index].output).store(operation, pausing: true) {
-                    resumable.withLock { $0[index] = kept }
-                }
-                operation.cancel()
-            }
+            for (download, operation) in downloads.withLock({ $0 }) { download.stop(operation) }
         }
         let signals = StopSignals { _ in cancelDownloads() }
         defer { signals.restore() }
-        let startObserver = NotificationCenter.default.addObserver(forName: .courierOperationDidStart, object: nil, queue: nil) { note in
-            guard let operation = note.object as? URLConnectionOperation else { return }
-            starts.withLock { $0[ObjectIdentifier(operation)] = .now }
-        }
+        let startObserver = progress.observeStarts()
         defer { NotificationCenter.default.removeObserver(startObserver) }
 
-        let indexed = entries.enumerated().compactMap { index, entry -> (index: Int, operation: HTTPRequestOperation)? in
-            let parts = requestParts[index]
-            var request = URLRequest(url: entry.url)
-            request.timeoutInterval = timeout
-            for (name, value) in parts.headerFields { request.setValue(value, forHTTPHeaderField: name) }
-            let resumeFile = BatchResumeFile(output: entry.output)
-            if let saved = finishedFiles.finished(entry.url, output: entry.output) {
+        var made: [(download: BatchDownload, operation: HTTPRequestOperation)] = []
+        for (index, entry) in entries.enumerated() {
+            let download = BatchDownload(entry: entry, parts: requestParts[index])
+            if let earlier = download.finishedEarlier(in: finishedFiles) {
                 // Finished and verified by an earlier run, and unchanged since.
-                let result = BatchResult(url: entry.url, status: nil, bytes: (try? IntegrityCheck.size(of: saved)) ?? 0,
-                                         seconds: 0, output: saved, failure: nil, alreadyComplete: true)
-                let done = results.withLock { results in
-                    results[index] = result
-                    return results.count
-                }
-                finished.store(done, ordering: .relaxed)
-                display.printLine(BatchReport.resultLine(result), to: ProgressDisplay.standardOutput)
-                return nil
+                results.withLock { $0[index] = earlier }
+                progress.report(earlier)
+                continue
             }
-            let archive = resumeFile.load(url: entry.url, headerFields: parts.headerFields, timeout: timeout)
-            let record: @Sendable (HTTPRequestOperation, (any Error)?) -> Void = { operation, error in
-                let seconds = starts.withLock { $0[ObjectIdentifier(operation)] }.map { (ContinuousClock.now - $0).seconds } ?? 0
-                let status = operation.response?.statusCode
-                var failure: String?
-                var kept = false
-                var saved = entry.output
-                var note: String?
-                if let error {
-                    if let status, status >= 400 {
-                        failure = "HTTP \(status)"
-                    } else if signals.received != nil, (error as? URLError)?.code == .cancelled {
-                        failure = "stopped"
-                    } else {
-                        failure = Self.describe(error)
-                        // Cut off midway: kept for the next run, as a stopped download is.
-                        if let kept = resumeFile.store(operation, pausing: false) { resumable.withLock { $0[index] = kept } }
-                    }
-                    if let keptBytes = resumable.withLock({ $0[index] }) {
-                        failure = (failure ?? "") + "; \(keptBytes) bytes kept, run the batch again to continue"
-                        kept = true
-                    } else if archive != nil {
-                        // An earlier run's bytes that this one could not add to: never removed.
-                        failure = (failure ?? "") + "; the earlier run's bytes are kept, run the batch again to continue"
-                        kept = true
-                    } else {
-                        try? FileManager.default.removeItem(at: resumeFile.partial)
-                        resumeFile.remove()
-                    }
-                } else if let response = operation.response {
-                    resumeFile.remove()
-                    // The same checks as `courier download`: size, Repr-Digest, Content-Digest, Content-MD5; the
-                    // file takes its final name only once they pass.
-                    do {
-                        _ = try IntegrityCheck(response: response).verify(resumeFile.partial)
-                        let placed = try Self.placeVerified(resumeFile.partial, at: entry.output, replacing: replacesFiles)
-                        saved = placed
-                        if placed != entry.output { note = "\(entry.output.lastPathComponent) exists and was kept" }
-                        do {
-                            try finishedFiles.record(entry.url, output: entry.output, saved: placed)
-                        } catch {
-                            note = [note, "not recorded as finished: \(error)"].compactMap { $0 }.joined(separator: "; ")
-                        }
-                    } catch let mismatch as IntegrityCheck.Mismatch {
-                        failure = "failed verification: \(mismatch.message) (kept as \(resumeFile.partial.lastPathComponent))"
-                        kept = true
-                    } catch {
-                        failure = Self.describe(error)
-                        kept = true
-                    }
-                }
-                if failure != nil { saved = resumeFile.partial }
-                let size = failure == nil || kept ? ((try? IntegrityCheck.size(of: saved)) ?? 0) : 0
-                var result = BatchResult(url: entry.url, status: status, bytes: size, seconds: seconds,
-                                         output: failure == nil || kept ? saved : nil, failure: failure)
-                result.note = note
-                let done = results.withLock { results in
-                    results[index] = result
-                    return results.count
-                }
-                finished.store(done, ordering: .relaxed)
-                display.printLine(BatchReport.resultLine(result), to: ProgressDisplay.standardOutput)
+            let operation = download.makeOperation(run: self, manager: manager, progress: progress, isStopping: { signals.received != nil }) { ending in
+                results.withLock { $0[index] = ending.result }
+                progress.report(ending.result)
             }
-            let success: @Sendable (HTTPRequestOperation, Any?) -> Void = { operation, _ in record(operation, nil) }
-            let failed: @Sendable (HTTPRequestOperation, any Error) -> Void = { operation, error in record(operation, error) }
-            var resumed: HTTPRequestOperation?
-            if let archive {
-                do {
-                    resumed = try manager.httpRequestOperation(resuming: archive, success: success, failure: failed)
-                    let kept = (try? IntegrityCheck.size(of: resumeFile.partial)) ?? 0
-                    display.printLine("courier: continuing \(entry.output.path) after its \(kept) bytes")
-                } catch {
-                    // The kept bytes cannot be vouched for without their archive: the download starts again.
-                    display.printLine("courier: cannot continue \(entry.output.path) (\(error)); downloading it again")
-                }
-            }
-            let operation = resumed ?? manager.httpRequestOperation(with: request, success: success, failure: failed)
-            operation.outputFileURL = resumeFile.partial
-            operation.transport = transport
-            if !parts.sessionHeaders.isEmpty {
-                let confinement = parts.sessionHeaders
-                operation.setRedirectResponseBlock { proposed, redirect in redirect == nil ? proposed : confinement.confined(proposed) }
-            }
-            if let cookieJar { operation.cookieJar = cookieJar }
-            operation.cache = cache
-            operation.interceptors = retryInterceptors
-            if !retryInterceptors.isEmpty {
-                let url = entry.url, limit = retryLimit
-                operation.setWillRetryBlock { event in
-                    display.printLine(CommonRequestOptions.retryLine(event, limit: limit) + " (\(url.absoluteString))")
-                }
-            }
-            if let credential = parts.credential {
-                let url = entry.url
-                operation.setWillSendRequestForAuthenticationChallengeBlock { challenge in
-                    credential.answer(challenge, originalURL: url)
-                }
-            }
-            // The first bytes of a body: its record goes beside the partial file, so that a killed batch continues.
-            let recorded = Atomic<Bool>(false)
-            operation.setDownloadProgressBlock { [weak operation] read, _, _ in
-                if let operation, !recorded.exchange(true, ordering: .relaxed) { resumeFile.record(operation) }
-                let now = bytes.add(Int64(read), ordering: .relaxed).newValue
-                display.update(completed: now, total: nil, prefix: prefix())
-            }
-            return (index, operation)
+            made.append((download, operation))
         }
-        let operations = indexed.map(\.operation)
+        let operations = made.map(\.operation)
 
-        downloads.withLock { $0 = indexed }
+        downloads.withLock { $0 = made }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let all = URLConnectionOperation.batch(of: operations, progress: { _, _ in
-                display.update(completed: bytes.load(ordering: .relaxed), total: nil, prefix: prefix())
+                progress.redraw()
             }, completion: { _ in
                 continuation.resume()
             })
             manager.operationQueue.addOperations(all, waitUntilFinished: false)
             if signals.received != nil { cancelDownloads() }   // a signal that came before the operations existed
         }
-        if signals.received != nil { display.abandon() } else { display.finish(prefix: prefix()) }
+        if signals.received != nil { progress.display.abandon() } else { progress.display.finish(prefix: progress.prefix) }
         let ordered = results.withLock { results in
             entries.indices.map { results[$0] ?? BatchResult(url: entries[$0].url, status: nil, bytes: 0, seconds: 0, output: nil, failure: "did not run") }
         }
         return (ordered, signals.received)
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        TransferFailureMessage.describe(error)
     }
 }
