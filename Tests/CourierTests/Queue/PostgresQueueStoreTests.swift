@@ -12,7 +12,7 @@ import FoundationNetworking
 /// several workers with connections of their own drain one queue, `courier queue drain` processes too; rows edited by
 /// hand; URLs, servers and schemas it must refuse. (The queue's semantics on it are `RequestQueueTests`', run on each
 /// store.)
-@Suite("RequestQueue on PostgreSQL, many workers", .timeLimit(.minutes(3)))
+@Suite("RequestQueue on PostgreSQL, many workers", .timeLimit(.minutes(4)))
 struct PostgresQueueStoreTests {
     @Test("four workers, each on its own connections, drain one queue: every job sent once, keys in order, the host limit across them")
     func fourWorkersDrainOneQueue() async throws {
@@ -100,6 +100,70 @@ struct PostgresQueueStoreTests {
         let listed = try await ChildProcess.run("courier", ["queue", "list", fixture.path, "--state", "succeeded"])
         #expect(listed.status == 0, "\(listed.standardError)")
         #expect(listed.standardOutput.split(separator: "\n").filter { $0.contains("succeeded") }.count == 91)
+    }
+
+    @Test("three `courier queue drain` processes drain 10,000 jobs while one is killed midway: its jobs come back when its lease runs out; each end is recorded once")
+    func aKilledWorkersJobsComeBack() async throws {
+        let fixture = try await QueueFixture.start(store: .postgres)
+        defer { Task { await fixture.stop() } }
+        let count = 10_000
+        for start in stride(from: 0, to: count, by: 1000) {
+            var requests: [(URLRequest, JobOptions)] = []
+            for index in start..<(start + 1000) {
+                requests.append((try fixture.request("/anything?job=\(index)", method: "POST", body: Data("\(index)".utf8)), JobOptions()))
+            }
+            _ = try await fixture.queue.enqueue(requests)
+        }
+        let arguments = ["queue", "drain", fixture.path, "--lease", "2", "--poll", "0.05", "--concurrency", "8", "--per-host", "100"]
+        let children = try (0..<3).map { _ in try ChildProcess("courier", arguments) }
+        let victim = children[0]
+        try await victim.waitFor(" succeeded ", timeout: .seconds(60))
+        // Midway: a third of the jobs done.
+        var done = 0
+        while done < count / 3 {
+            try await Task.sleep(for: .milliseconds(100))
+            done = Int(try await PostgresDatabases.run("SELECT count(*) FROM courier_jobs WHERE state = 'succeeded'", in: fixture.path)) ?? 0
+        }
+        victim.send(SIGKILL)
+        // What it held when it died (its leases name it by host and process id).
+        let held = try await PostgresDatabases.run(
+            "SELECT id FROM courier_jobs WHERE state = 'running' AND lease_worker LIKE '%/\(victim.processIdentifier)'", in: fixture.path)
+            .split(separator: "\n").compactMap { UUID(uuidString: String($0)) }
+        let killed = try await victim.finish(timeout: .seconds(30))
+        #expect(killed.terminatedBySignal)
+        var outputs = [killed.standardOutput]
+        for survivor in children.dropFirst() {
+            let outcome = try await survivor.finish(timeout: .seconds(150))
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+            outputs.append(outcome.standardOutput)
+        }
+
+        let jobs = try await fixture.queue.jobs(limit: .max)
+        #expect(jobs.count == count)
+        #expect(jobs.allSatisfy { $0.state == .succeeded }, "\(jobs.filter { $0.state != .succeeded }.count) jobs did not succeed")
+        // The victim's jobs came back and were done again by the others.
+        #expect(!held.isEmpty, "the killed worker held no jobs")
+        let byID = Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, $0) })
+        for id in held { #expect((byID[id]?.attempts ?? 0) >= 2, "job \(id), held by the killed worker, ran once") }
+        // Each end was recorded once: no job is reported succeeded by two workers (the victim may have died between
+        // recording an end and printing it).
+        let reported = outputs.flatMap { $0.split(separator: "\n") }.filter { $0.contains(" succeeded ") }.map { $0.prefix(36) }
+        #expect(Set(reported).count == reported.count, "\(reported.count - Set(reported).count) jobs reported twice")
+        #expect(reported.count >= count - held.count && reported.count <= count)
+        // At least once, with one key: a job arrived twice only when the victim held it.
+        var arrivals: [String: [String?]] = [:]
+        for request in fixture.server.requestLog.requests {
+            guard let job = request.target.split(separator: "job=").last else { continue }
+            arrivals[String(job), default: []].append(request.header("Idempotency-Key"))
+        }
+        let heldTargets = Set(held.compactMap { byID[$0]?.request.url?.query?.split(separator: "=").last.map(String.init) })
+        for job in jobs {
+            guard let index = job.request.url?.query?.split(separator: "=").last.map(String.init) else { continue }
+            let keys = arrivals[index] ?? []
+            #expect(!keys.isEmpty, "job \(index) never arrived")
+            #expect(keys.allSatisfy { $0 == job.request.headers["Idempotency-Key"] }, "job \(index): keys \(keys)")
+            if keys.count > 1 { #expect(heldTargets.contains(index), "job \(index) arrived \(keys.count) times, not held by the victim") }
+        }
     }
 
     @Test("rows edited by hand are dead-lettered naming their column; the other jobs go on")
