@@ -192,7 +192,7 @@ public final class PostgresQueueStore: QueueStore {
         }
         if let body, body.count > Self.maximumBodySize { throw Self.tooLarge(body.count) }
         binds.append(job.id)
-        try binds.append(encoder.encode(job.request))
+        try binds.append(StoredRequestJSON.encode(job.request))
         try binds.append(body)
         binds.append(Int64(body?.count ?? 0))
         binds.append(job.host)

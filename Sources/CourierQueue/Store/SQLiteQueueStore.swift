@@ -122,7 +122,8 @@ public final class SQLiteQueueStore: QueueStore {
             """
     }
 
-    /// Encodes stored requests, outcomes and trace contexts (one for the store: making one costs more than encoding).
+    /// Encodes outcomes and trace contexts (one for the store: making one costs more than encoding; requests are
+    /// `StoredRequestJSON`'s).
     private let encoder = JSONEncoder()
 
     /// The row's values for `job`, after writing a long body to its file.
@@ -150,7 +151,7 @@ public final class SQLiteQueueStore: QueueStore {
         }
         let notBefore = job.options.notBefore ?? job.enqueuedAt
         return [
-            .text(job.id.uuidString), .blob(ByteBuffer(bytes: try encoder.encode(job.request))), inline, file,
+            .text(job.id.uuidString), .blob(ByteBuffer(bytes: try StoredRequestJSON.encode(job.request))), inline, file,
             .integer(.init(length)), .text(job.host), job.options.orderingKey.map { .text($0) } ?? .null,
             .float(notBefore.timeIntervalSince1970), job.options.deadline.map { .float($0.timeIntervalSince1970) } ?? .null,
             .integer(job.options.requiresNetwork ? 1 : 0), .float(job.enqueuedAt.timeIntervalSince1970),

@@ -125,20 +125,23 @@ public final class RequestQueue: Sendable {
             throw QueueStoreError.invalidRequest(reason: "it has no URL with a host")
         }
         let method = (stored.method ?? "GET").uppercased()
+        let id = options.jobID ?? UUID()
         let hasKey = stored.headers.keys.contains { $0.caseInsensitiveCompare("Idempotency-Key") == .orderedSame }
         if !hasKey {
             if let key = options.idempotencyKey {
                 stored.headers["Idempotency-Key"] = key
             } else if !RetryPolicy.defaultRetryableHTTPMethods.contains(method) {
-                // The draft's value is a structured-field string: a UUID needs no escaping inside the quotes.
-                stored.headers["Idempotency-Key"] = "\"\(UUID().uuidString.lowercased())\""
+                // The job's id: unique to the job, made at random (or the caller's, which names one request), the same
+                // on every attempt. The draft's value is a structured-field string: a UUID needs no escaping inside
+                // the quotes.
+                stored.headers["Idempotency-Key"] = "\"\(id.uuidString.lowercased())\""
             }
         }
         if let deadline = options.deadline, !deadline.timeIntervalSince1970.isFinite {
             throw QueueStoreError.invalidRequest(reason: "its deadline is not a date")
         }
         return NewJob(
-            id: options.jobID ?? UUID(), request: stored, body: body, host: host.lowercased(), options: options, enqueuedAt: Date(),
+            id: id, request: stored, body: body, host: host.lowercased(), options: options, enqueuedAt: Date(),
             traceContext: TraceContextCarrier.current()
         )
     }
