@@ -42,10 +42,10 @@ extension BatchCommand {
             if !worker {
                 ids = try await queue.enqueue(zip(entries, relativeOutputs).map { BatchQueueJob.job(url: $0.url, relativeOutput: $1) })
                 let back = try await queue.store.requeueDeadLettered(ids)
-                if !back.isEmpty { progress.display.printLine("courier: \(back.count) files that failed before are back in the queue") }
+                if !back.isEmpty { progress.display.printLine("courier: \(Self.files(back.count)) that failed before \(back.count == 1 ? "is" : "are") back in the queue") }
                 let finished = Set(try await queue.jobs(in: [.succeeded], limit: .max).map(\.id)).intersection(ids)
                 if !finished.isEmpty {
-                    progress.display.printLine("courier: \(finished.count) of \(ids.count) files were finished already (by an earlier run or another worker)")
+                    progress.display.printLine("courier: \(finished.count) of \(Self.files(ids.count)) finished already (by an earlier run or another worker)")
                 }
             }
         } catch let error as QueueStoreError {
@@ -63,13 +63,17 @@ extension BatchCommand {
                     progress.display.printLine("courier: retry \(attempt) of \(retries) in \(delay) s (job \(id.uuidString.lowercased()))")
                 case .deadLettered(let id, let reason):
                     if let id { dead.insert(id) }
-                    progress.display.printLine("courier: job \(id?.uuidString.lowercased() ?? "-") given up: \(reason)")
+                    if id.map(performer.reported) != true {
+                        progress.display.printLine("courier: job \(id?.uuidString.lowercased() ?? "-") given up: \(reason)")
+                    }
                 default:
                     break
                 }
             }
             return dead
         }
+        let startObserver = progress.observeStarts()
+        defer { NotificationCenter.default.removeObserver(startObserver) }
         let draining = Task { try await queue.drain() }
         let signals = StopSignals { _ in draining.cancel() }
         defer { signals.restore() }
@@ -90,7 +94,10 @@ extension BatchCommand {
                              message: "stopped; the files in flight go back to the queue, and their bytes are kept")
         }
         if !dead.isEmpty {
-            throw CLIFailure(status: .batchFailed, message: "\(dead.count) downloads failed (courier queue list \(storePath) --state dead)")
+            throw CLIFailure(status: .batchFailed, message: "\(Self.files(dead.count)) failed (courier queue list \(storePath) --state dead)")
         }
     }
+
+    /// "1 file", "2 files".
+    private static func files(_ count: Int) -> String { count == 1 ? "1 file" : "\(count) files" }
 }

@@ -21,7 +21,7 @@ final class BatchJobPerformer: JobPerformer {
     private let progress: BatchProgress
     private let directory: URL
     private let parts: BatchRun.RequestParts
-    private let ended = Mutex<[BatchResult]>([])
+    private let ended = Mutex<(results: [BatchResult], jobs: Set<UUID>)>(([], []))
     private let stopping = Atomic<Bool>(false)
 
     /// A performer downloading into `directory` with `run`'s settings, every request with `parts`.
@@ -34,7 +34,11 @@ final class BatchJobPerformer: JobPerformer {
     }
 
     /// The downloads this process ended, in the order they ended.
-    var results: [BatchResult] { ended.withLock { $0 } }
+    var results: [BatchResult] { ended.withLock { $0.results } }
+
+    /// Whether this process printed the line of job `id` (a job given up without one, an unreadable row say, is
+    /// printed by the command).
+    func reported(_ id: UUID) -> Bool { ended.withLock { $0.jobs.contains(id) } }
 
     func perform(_ request: URLRequest, body: JobBody, job: QueuedJob) async throws -> JobResponse {
         let entry: BatchFile.Entry
@@ -51,7 +55,7 @@ final class BatchJobPerformer: JobPerformer {
             guard let response = HTTPURLResponse(url: entry.url, statusCode: 200, httpVersion: "HTTP/1.1",
                                                  headerFields: ["Courier-Batch": "finished by an earlier run"])
             else { throw Failure(description: "\(entry.url) cannot be an answer's URL") }
-            report(earlier)
+            report(earlier, of: job)
             return JobResponse(response: response, body: Data(), bodyByteCount: Int(earlier.bytes))
         }
         do {
@@ -76,7 +80,7 @@ final class BatchJobPerformer: JobPerformer {
             download.stop(operation)
         }
         guard let ending else { throw CancellationError() }
-        if !Task.isCancelled { report(ending.result) }
+        if !Task.isCancelled { report(ending.result, of: job) }
         if ending.failure == nil, let response = ending.response {
             return JobResponse(response: response, body: Data(), bodyByteCount: Int(ending.result.bytes))
         }
@@ -88,8 +92,11 @@ final class BatchJobPerformer: JobPerformer {
         throw Failure(description: ending.result.failure ?? "no response")
     }
 
-    private func report(_ result: BatchResult) {
-        ended.withLock { $0.append(result) }
+    private func report(_ result: BatchResult, of job: QueuedJob) {
+        ended.withLock {
+            $0.results.append(result)
+            $0.jobs.insert(job.id)
+        }
         progress.report(result)
     }
 }

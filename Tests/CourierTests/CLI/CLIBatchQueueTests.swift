@@ -87,7 +87,7 @@ struct CLIBatchQueueTests {
 
         let third = try await ChildProcess.run("courier", arguments)
         #expect(third.status == 0, "\(third.standardOutput) \(third.standardError)")
-        #expect(third.standardError.contains("3 of 3 files were finished already"), "\(third.standardError)")
+        #expect(third.standardError.contains("3 of 3 files finished already"), "\(third.standardError)")
         // Exactly the lines of the runs before: the third sent nothing.
         _ = try await NginxInterop.settledAccessLog(probe: batch.probe, count: log.count)
         let listed = try await ChildProcess.run("courier", ["queue", "list", store, "--state", "succeeded"])
@@ -138,5 +138,33 @@ struct CLIBatchQueueTests {
             let lines = batch.lines(log, of: index)
             #expect(lines.count == 1 && lines.first?.status == 200, "file\(index): \(lines.map(\.description))")
         }
+    }
+}
+
+/// `courier batch --queue`'s usage errors: each names what is wrong and exits 2 before anything is added or sent.
+@Suite("courier batch --queue usage")
+struct CLIBatchQueueUsageTests {
+    @Test("a FILE with --worker, neither, --session, an output outside --output-dir, --worker without --queue")
+    func usageErrors() async throws {
+        let folder = try Fixtures.temporaryDirectory("queued-batch-usage")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = folder.appendingPathComponent("list.txt")
+        try "http://127.0.0.1:9/a.bin\t/etc/elsewhere.bin\n".write(to: list, atomically: true, encoding: .utf8)
+        let store = folder.appendingPathComponent("q.sqlite").path
+        let cases: [([String], String)] = [
+            (["batch", list.path, "--queue", store, "--worker"], "give no FILE"),
+            (["batch", "--queue", store], "or --worker"),
+            (["batch", list.path, "--queue", store, "--session", "demo"], "--session is not used with --queue"),
+            (["batch", list.path, "--queue", store, "--output-dir", folder.path], "must be inside --output-dir"),
+            (["batch", "--worker"], "give --queue STORE"),
+        ]
+        for (arguments, message) in cases {
+            let outcome = try await ChildProcess.run("courier", arguments)
+            #expect(outcome.status == 2, "\(arguments): \(outcome.standardError)")
+            #expect(outcome.standardError.contains(message), "\(arguments): \(outcome.standardError)")
+        }
+        // Nothing was added: the store was never made, or holds no job.
+        let listed = try await ChildProcess.run("courier", ["queue", "list", store])
+        #expect(listed.standardOutput.isEmpty, "\(listed.standardOutput)")
     }
 }
