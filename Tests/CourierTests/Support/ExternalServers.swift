@@ -102,6 +102,13 @@ enum ExternalServers {
         skipMessage: "the proxies did not start: apt-get install tinyproxy python3-venv, with PyPI reachable for pproxy (or export the variables of scripts/proxy-test-servers start)"
     )
 
+    /// sse-starlette under uvicorn from `scripts/sse-test-server` (the app: `scripts/sse_test_app.py`), for the event
+    /// streams and JSON lines.
+    static let sse = ExternalServer(
+        script: "sse-test-server", urlVariable: "COURIER_SSE_URL", stateVariable: "COURIER_SSE_STATE",
+        skipMessage: "sse-starlette did not start: apt-get install python3-venv, with PyPI reachable for sse-starlette and uvicorn (or export the variable of scripts/sse-test-server start)"
+    )
+
     /// A PostgreSQL cluster of its own (Debian's PostgreSQL, `initdb` in the state directory) from
     /// `scripts/postgres-test-server`, for the queue's PostgreSQL store.
     static let postgres = ExternalServer(
