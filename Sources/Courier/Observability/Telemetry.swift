@@ -31,9 +31,11 @@ import Tracing
 /// body), `http.client.active_requests` (a meter), `http.client.request.body.size` and
 /// `http.client.response.body.size` (recorders, bytes; the request body of the last request on the wire), `courier.http.client.errors` (a counter, by `error.type`:
 /// the `URLError` code's name, or the error's type), `courier.http.client.retries` and
-/// `courier.http.client.cache_hits` (counters, by `courier.cache.result`: `fresh` or `revalidated`). Dimensions:
-/// `http.request.method`, `url.scheme`, on the duration `http.response.status_class` (`2xx`…, or `none` for a
-/// failure), and `server.address` when ``labelsMetricsWithHost`` is on.
+/// `courier.http.client.cache_hits` (counters, by `courier.cache.result`: `fresh` or `revalidated`). Dimensions, by
+/// OpenTelemetry's HTTP client conventions: `http.request.method` (a method they do not know is `_OTHER`),
+/// `url.scheme`, and `server.address` and `server.port` when ``labelsMetricsWithHost`` is on; on the duration also
+/// `http.response.status_code`, `network.protocol.version` ("1.1", "2") and, for a failure or a status of 400 or
+/// more, `error.type` (the status code, or the error's name).
 public struct Telemetry: Sendable {
     /// The tracer spans are made with. Default `nil`: `InstrumentationSystem.tracer`, as bootstrapped when each
     /// exchange starts.
@@ -41,15 +43,16 @@ public struct Telemetry: Sendable {
     /// The factory measurements are made with. Default `nil`: `MetricsSystem.factory`, as bootstrapped when each
     /// exchange starts.
     public var metricsFactory: (any MetricsFactory)?
-    /// Whether measurements carry a `server.address` dimension. Default `false`: a client talking to many hosts
-    /// would otherwise make one series per host.
+    /// Whether measurements carry the `server.address` and `server.port` dimensions. Default `false`, where the
+    /// conventions ask for them: a client talking to many hosts (a crawler, `courier batch`) would otherwise make
+    /// one series per host; turn it on for a service that talks to a few.
     public var labelsMetricsWithHost: Bool
 
     /// Creates telemetry settings.
     /// - Parameters:
     ///   - tracer: The tracer. Default `nil`: the bootstrapped one.
     ///   - metricsFactory: The metrics factory. Default `nil`: the bootstrapped one.
-    ///   - labelsMetricsWithHost: Whether measurements carry `server.address`. Default `false`.
+    ///   - labelsMetricsWithHost: Whether measurements carry `server.address` and `server.port`. Default `false`.
     public init(tracer: (any Tracer)? = nil, metricsFactory: (any MetricsFactory)? = nil, labelsMetricsWithHost: Bool = false) {
         self.tracer = tracer
         self.metricsFactory = metricsFactory

@@ -49,10 +49,13 @@ struct MetricsTests {
         _ = try await session.data(for: try await SessionFixtures.request("/flaky/1/\(UUID().uuidString)"))
 
         let get = ["http.request.method": "GET", "url.scheme": "http"]
-        #expect(Self.durations(metrics, get.merging(["http.response.status_class": "2xx"]) { $1 }) == 3)
-        #expect(Self.durations(metrics, get.merging(["http.response.status_class": "4xx"]) { $1 }) == 1)
-        #expect(Self.durations(metrics, get.merging(["http.response.status_class": "none"]) { $1 }) == 1)
-        #expect(Self.durations(metrics, ["http.request.method": "POST", "url.scheme": "http", "http.response.status_class": "2xx"]) == 1)
+        // OpenTelemetry's HTTP client conventions: the status code, the protocol version, and for a failure or a
+        // status of 400 or more, `error.type`.
+        let answered = get.merging(["http.response.status_code": "200", "network.protocol.version": "1.1"]) { $1 }
+        #expect(Self.durations(metrics, answered) == 3)
+        #expect(Self.durations(metrics, get.merging(["http.response.status_code": "404", "error.type": "404", "network.protocol.version": "1.1"]) { $1 }) == 1)
+        #expect(Self.durations(metrics, get.merging(["error.type": "cannotConnectToHost"]) { $1 }) == 1)
+        #expect(Self.durations(metrics, ["http.request.method": "POST", "url.scheme": "http", "http.response.status_code": "200", "network.protocol.version": "1.1"]) == 1)
         #expect(metrics.timers(label: "http.client.request.duration").flatMap(\.values).allSatisfy { $0 > 0 })
 
         let errors = metrics.counters(label: "courier.http.client.errors")
@@ -83,15 +86,19 @@ struct MetricsTests {
         let session = URLSessionManager(configuration: configuration)
         defer { session.invalidateSessionCancelingTasks(true) }
         let url = try Self.httpbin("/cache/60?probe=\(UUID().uuidString)")
+        let port = String(try #require(url.port))
         _ = try await session.data(for: URLRequest(url: url))
         _ = try await session.data(for: URLRequest(url: url))
         let hits = metrics.counters(label: "courier.http.client.cache_hits")
         #expect(hits.count == 1)
         #expect(hits.first.map {
-            Self.has($0.dimensions, ["http.request.method": "GET", "url.scheme": "http", "server.address": "127.0.0.1", "courier.cache.result": "fresh"])
+            Self.has($0.dimensions, ["http.request.method": "GET", "url.scheme": "http", "server.address": "127.0.0.1", "server.port": port, "courier.cache.result": "fresh"])
         } == true)
         #expect(hits.first?.totalValue == 1)
-        #expect(Self.durations(metrics, ["http.request.method": "GET", "url.scheme": "http", "server.address": "127.0.0.1", "http.response.status_class": "2xx"]) == 2)
+        #expect(Self.durations(metrics, [
+            "http.request.method": "GET", "url.scheme": "http", "server.address": "127.0.0.1", "server.port": port,
+            "http.response.status_code": "200", "network.protocol.version": "1.1",
+        ]) == 2)
     }
 
     @Test func operationsAreMeasuredThroughTheirManager() async throws {
@@ -102,7 +109,9 @@ struct MetricsTests {
         let operation = manager.httpRequestOperation(with: URLRequest(url: try Self.httpbin("/status/500")), success: nil, failure: nil)
         operation.transport = Fixtures.transport
         await OperationFixtures.run([operation])
-        #expect(Self.durations(metrics, ["http.request.method": "GET", "url.scheme": "http", "http.response.status_class": "5xx"]) == 1)
+        #expect(Self.durations(metrics, [
+            "http.request.method": "GET", "url.scheme": "http", "http.response.status_code": "500", "error.type": "500", "network.protocol.version": "1.1",
+        ]) == 1)
     }
 
     @Test func withNothingBootstrappedNothingIsMade() {
