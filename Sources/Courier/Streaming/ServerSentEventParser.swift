@@ -3,8 +3,9 @@
 /// reconnection time it learned outlive it (``ServerSentEventStream`` hands them to the next connection's parser).
 ///
 /// Hand-written: no maintained Swift package parses the format on the engine's byte chunks (EventSource-style clients
-/// bring their own transport), and the rules are a page long.
-struct ServerSentEventParser {
+/// bring their own transport), and the rules are a page long. (Package-wide: `courier --stream` prints the events of an
+/// event-stream response with it.)
+package struct ServerSentEventParser {
     private var splitter: LineSplitter
     /// The first bytes of the stream, held until it is known whether they are a byte order mark (U+FEFF), which the
     /// standard drops once at the start.
@@ -13,20 +14,20 @@ struct ServerSentEventParser {
     private var data = ""
     private var retryOfEvent: Int?
     /// The last event ID buffer: kept across events and, by the caller, across connections.
-    private(set) var lastEventID: String?
+    package private(set) var lastEventID: String?
     /// The reconnection time the latest all-digit `retry:` field set, in milliseconds.
-    private(set) var reconnectionTime: Int?
+    package private(set) var reconnectionTime: Int?
 
     /// A parser for a stream whose last event ID so far is `lastEventID`, holding at most `limit` bytes of a line or
     /// of an event's data.
-    init(lastEventID: String? = nil, limit: Int) {
+    package init(lastEventID: String? = nil, limit: Int) {
         splitter = LineSplitter(limit: limit)
         self.lastEventID = lastEventID
     }
 
     /// The events `chunk` completes, in order.
     /// - Throws: ``StreamingResponseError/lineTooLong(limit:)`` for a line or an event's data past the limit.
-    mutating func events<Bytes: Collection<UInt8>>(in chunk: Bytes) throws(StreamingResponseError) -> [ServerSentEvent] {
+    package mutating func events<Bytes: Collection<UInt8>>(in chunk: Bytes) throws(StreamingResponseError) -> [ServerSentEvent] {
         var bytes = Array(chunk)
         if var held = head {
             held += bytes

@@ -20,7 +20,7 @@ struct DisplayOptions: ParsableArguments {
     @Flag(help: "Build the request and print it (head and body) without sending it.")
     var offline = false
 
-    @Flag(name: [.customShort("S"), .long], help: "Print the body line by line as it arrives (line-delimited JSON, Server-Sent Events), each JSON line formatted on a terminal, instead of holding a JSON body to format it whole.")
+    @Flag(name: [.customShort("S"), .long], help: "Print the body as it arrives, instead of holding a JSON body to format it whole: line by line (line-delimited JSON), or event by event for text/event-stream (Server-Sent Events), each JSON line or event data formatted on a terminal.")
     var stream = false
 
     enum PrettyStyle: String, ExpressibleByArgument {

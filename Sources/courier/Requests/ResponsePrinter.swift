@@ -73,6 +73,17 @@ struct ResponsePrinter {
         guard let first = try await chunks.next() else { return 0 }
         if separated { try write(Data("\n".utf8)) }
         var count = Int64(first.count)
+        if streamsLines, formatsBodies, Self.isEventStream(contentType) {
+            // Each event goes out as soon as its blank line arrives, its data formatted when it is JSON.
+            var parser = ServerSentEventParser(limit: StreamedLines.maximumLineLength)
+            var chunk: Data? = first
+            while let arrived = chunk {
+                for event in try parser.events(in: arrived) { try printEvent(event) }
+                chunk = try await chunks.next()
+                count += Int64(chunk?.count ?? 0)
+            }
+            return count
+        }
         if streamsLines, formatsBodies {
             // Each complete line goes out as soon as its newline arrives; a line that is JSON is formatted. Each chunk
             // is searched once (StreamedLines), and a line past its limit goes out unformatted as it arrives.
@@ -131,6 +142,27 @@ struct ResponsePrinter {
             ended.append(UInt8(ascii: "\n"))
             try write(ended)
         }
+    }
+
+    /// Whether `contentType` is `text/event-stream`.
+    static func isEventStream(_ contentType: String?) -> Bool {
+        contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "text/event-stream"
+    }
+
+    /// One event of an event stream: a line with its type, id and retry (as the stream's fields name them), then its
+    /// data (formatted when it is a JSON document), then a blank line.
+    private func printEvent(_ event: ServerSentEvent) throws(CLIFailure) {
+        var fields = ["event: \(event.event)"]
+        if let id = event.id { fields.append("id: \(id)") }
+        if let retry = event.retry { fields.append("retry: \(retry)") }
+        let header = fields.joined(separator: "  ")
+        var text = (colours ? TerminalColors.headerLine(header) : header) + "\n"
+        if let pretty = Self.prettyJSON(Data(event.data.utf8)), event.data.first == "{" || event.data.first == "[" {
+            text += (colours ? TerminalColors.json(pretty) : pretty) + "\n"
+        } else {
+            text += event.data + "\n"
+        }
+        try write(Data((text + "\n").utf8))
     }
 
     /// `body` pretty-printed with sorted keys, or `nil` when it is not JSON.

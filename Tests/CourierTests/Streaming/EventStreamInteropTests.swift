@@ -110,6 +110,29 @@ struct EventStreamInteropTests {
         #expect(received.load(ordering: .relaxed) == after)
     }
 
+    @Test("courier get --stream prints each event as it arrives: its type, id and retry, then its data, JSON formatted")
+    func courierStreamPrintsEvents() async throws {
+        let outcome = try await ChildProcess.run("courier", ["get", "--stream", "--pretty", "format", try url("/multiline?sep=cr").absoluteString])
+        #expect(outcome.status == 0, "\(outcome.standardError)")
+        #expect(outcome.standardOutput == """
+            event: greeting  id: 1
+            line one
+            line two
+
+            event: message  id: 1  retry: 1500
+            plain
+
+            event: message  id: \("")
+            after an empty id
+
+
+            """)
+        let dropped = try await ChildProcess.run("courier", ["get", "--stream", "--pretty", "format", try url("/resume?stream=\(UUID().uuidString)").absoluteString])
+        #expect(dropped.standardOutput.hasPrefix("event: tick  id: 1  retry: 100\n{\n  \"n\" : 1\n}\n\n"), "\(dropped.standardOutput)")
+        // The CLI does not reconnect: the dropped connection is a network failure (exit 4).
+        #expect(dropped.status == 4, "\(dropped.standardError)")
+    }
+
     struct Line: Decodable, Equatable {
         let n: Int
         let text: String
