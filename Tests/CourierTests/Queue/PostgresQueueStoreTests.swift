@@ -145,11 +145,11 @@ struct PostgresQueueStoreTests {
         #expect(!held.isEmpty, "the killed worker held no jobs")
         let byID = Dictionary(uniqueKeysWithValues: jobs.map { ($0.id, $0) })
         for id in held { #expect((byID[id]?.attempts ?? 0) >= 2, "job \(id), held by the killed worker, ran once") }
-        // Each end was recorded once: no job is reported succeeded by two workers (the victim may have died between
-        // recording an end and printing it).
+        // Each end was recorded once: no job is reported succeeded by two workers. (The victim's last ends may not
+        // have been printed: its printer follows its events, and it died with some recorded and not yet printed.)
         let reported = outputs.flatMap { $0.split(separator: "\n") }.filter { $0.contains(" succeeded ") }.map { $0.prefix(36) }
         #expect(Set(reported).count == reported.count, "\(reported.count - Set(reported).count) jobs reported twice")
-        #expect(reported.count >= count - held.count && reported.count <= count)
+        #expect(reported.count <= count)
         // At least once, with one key: a job arrived twice only when the victim held it. (The server's log keeps its
         // last 10,000 requests: with the victim's jobs sent again, the earliest may have left it.)
         let received = fixture.server.requestLog.count
