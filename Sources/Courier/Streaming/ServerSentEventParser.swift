@@ -28,20 +28,22 @@ package struct ServerSentEventParser {
     /// The events `chunk` completes, in order.
     /// - Throws: ``StreamingResponseError/lineTooLong(limit:)`` for a line or an event's data past the limit.
     package mutating func events<Bytes: Collection<UInt8>>(in chunk: Bytes) throws(StreamingResponseError) -> [ServerSentEvent] {
-        var bytes = Array(chunk)
-        if var held = head {
-            held += bytes
-            let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-            // Until three bytes have come, they might still be a BOM.
-            if held.count < 3, held == Array(bom.prefix(held.count)) {
-                head = held
-                return []
-            }
-            head = nil
-            bytes = held.starts(with: bom) ? Array(held.dropFirst(3)) : held
+        guard var held = head else { return try interpret(try splitter.lines(in: chunk)) }
+        // The stream's first bytes: held until three have come, since until then they might still be a BOM.
+        held += chunk
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        if held.count < 3, held == Array(bom.prefix(held.count)) {
+            head = held
+            return []
         }
+        head = nil
+        return try interpret(try splitter.lines(in: held.starts(with: bom) ? held.dropFirst(3) : held[...]))
+    }
+
+    /// The events `lines` complete, in order.
+    private mutating func interpret(_ lines: [[UInt8]]) throws(StreamingResponseError) -> [ServerSentEvent] {
         var dispatched: [ServerSentEvent] = []
-        for line in try splitter.lines(in: bytes) {
+        for line in lines {
             if let event = try process(String(decoding: line, as: UTF8.self)) { dispatched.append(event) }
         }
         return dispatched
