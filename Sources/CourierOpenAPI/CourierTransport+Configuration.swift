@@ -5,7 +5,7 @@ extension CourierTransport {
     public struct Configuration: Sendable {
         /// The idle timeout of every request, in seconds: a request fails with `URLError(.timedOut)` when no byte
         /// moves for this long once it is on a connection (a response body being read counts as moving). Default
-        /// `nil`: the session's ``Courier/SessionConfiguration/timeoutIntervalForRequest`` (60 s unless changed).
+        /// `nil`: the session's `SessionConfiguration.timeoutIntervalForRequest` (60 s unless changed).
         public var timeoutInterval: TimeInterval?
 
         /// The largest request body, in bytes, that is read into memory before it is sent, when its length is

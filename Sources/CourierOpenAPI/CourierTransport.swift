@@ -9,7 +9,7 @@ import FoundationNetworking
 /// A swift-openapi-runtime `ClientTransport` that sends every request of a generated OpenAPI client through a
 /// Courier session.
 ///
-/// Each call goes through ``Courier/URLSessionManager/bytes(for:body:interceptors:)``, so everything configured on
+/// Each call goes through `URLSessionManager.bytes(for:body:interceptors:)`, so everything configured on
 /// the session applies to it: the security policy (pins included) of the session's transport, its stages,
 /// interceptors and retries, cookies, credentials and challenge block, HTTP cache, content decoding, additional
 /// headers, request timeout and logger. The request body is streamed to the server when its length is unknown or
@@ -37,7 +37,7 @@ public struct CourierTransport: ClientTransport {
 
     /// Creates a transport over `session`.
     /// - Parameters:
-    ///   - session: The session every request goes through (an ``Courier/HTTPSessionManager`` works too; its own
+    ///   - session: The session every request goes through (an `HTTPSessionManager` works too; its own
     ///     `baseURL` is not used: the client's server URL is).
     ///   - configuration: How requests are made. Default `Configuration()`: the session's timeout, bodies of up to
     ///     256 KiB with a known length sent from memory.
@@ -67,7 +67,7 @@ public struct CourierTransport: ClientTransport {
         if let timeoutInterval = configuration.timeoutInterval { urlRequest.timeoutInterval = timeoutInterval }
         let url = urlRequest.url
         do {
-            var requestBody: RequestBody?
+            var requestBody: HTTPRequestBody?
             if let body {
                 requestBody = try await .streaming(body, bufferingUpTo: configuration.maximumBufferedRequestBodySize)
             }

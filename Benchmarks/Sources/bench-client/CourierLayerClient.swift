@@ -9,7 +9,7 @@ import FoundationNetworking
 final class CourierLayerClient: GetOnlyBenchClient {
     enum Layer { case exchange, transport }
 
-    private let transport = AsyncHTTPClientTransport()
+    private let transport = EngineTransport()
     private let layer: Layer
     var name: String { layer == .exchange ? "courier-exchange" : "courier-transport" }
 

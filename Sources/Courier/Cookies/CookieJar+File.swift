@@ -64,7 +64,7 @@ extension CookieJar {
     }
 
     /// Why `cookie` could not have been set by a server, or `nil` when it could.
-    private static func problem(with cookie: Cookie) -> String? {
+    private static func problem(with cookie: StoredCookie) -> String? {
         func hasControlCharacters(_ text: String) -> Bool {
             text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
         }
@@ -90,9 +90,9 @@ private struct CookieJarFile: Codable {
 
     var format = CookieJarFile.formatName
     var version = CookieJarFile.currentVersion
-    var cookies: [Cookie]
+    var cookies: [StoredCookie]
 
-    init(cookies: [Cookie]) {
+    init(cookies: [StoredCookie]) {
         self.cookies = cookies
     }
 }

@@ -7,7 +7,7 @@ import Synchronization
 /// own. A jar lives in memory and is written to a file and read back with ``write(to:includingSessionCookies:now:)``
 /// and ``init(contentsOf:now:)``.
 public final class CookieJar: Sendable {
-    private let cookies = Mutex<[CookieKey: Cookie]>([:])
+    private let cookies = Mutex<[CookieKey: StoredCookie]>([:])
 
     private struct CookieKey: Hashable {
         let name: String
@@ -25,7 +25,7 @@ public final class CookieJar: Sendable {
     public init() {}
 
     /// Every cookie that has not expired.
-    public var allCookies: [Cookie] {
+    public var allCookies: [StoredCookie] {
         let now = Date()
         return cookies.withLock { Array($0.values) }.filter { !$0.isExpired(at: now) }
     }
@@ -61,7 +61,7 @@ public final class CookieJar: Sendable {
     }
 
     /// Stores one cookie as is (within the jar's limits, which may evict older cookies).
-    public func store(_ cookie: Cookie) {
+    public func store(_ cookie: StoredCookie) {
         cookies.withLock { jar in
             jar[CookieKey(name: cookie.name, domain: cookie.domain, path: cookie.path)] = cookie
             Self.evictBeyondLimits(&jar, domains: [cookie.domain], now: Date())
@@ -70,7 +70,7 @@ public final class CookieJar: Sendable {
 
     /// Whether `cookie` (from an origin that is not secure) would shadow a stored `Secure` cookie: the same name, a
     /// domain that domain-matches the other's either way, and a path within the stored cookie's path.
-    private static func shadowsSecureCookie(_ cookie: Cookie, in jar: [CookieKey: Cookie]) -> Bool {
+    private static func shadowsSecureCookie(_ cookie: StoredCookie, in jar: [CookieKey: StoredCookie]) -> Bool {
         jar.values.contains { stored in
             stored.isSecure && stored.name == cookie.name
                 && (CookieRules.domain(stored.domain, matches: cookie.domain) || CookieRules.domain(cookie.domain, matches: stored.domain))
@@ -80,7 +80,7 @@ public final class CookieJar: Sendable {
 
     /// Keeps the jar within ``maximumCookiesPerDomain`` for each of `domains` (the ones just stored to) and within
     /// ``maximumCookies``: expired cookies go first, then the oldest (RFC 6265 §5.3 step 12's eviction).
-    private static func evictBeyondLimits(_ jar: inout [CookieKey: Cookie], domains: Set<String>, now: Date) {
+    private static func evictBeyondLimits(_ jar: inout [CookieKey: StoredCookie], domains: Set<String>, now: Date) {
         func evictOldest(_ keys: [CookieKey], keeping limit: Int) {
             guard keys.count > limit else { return }
             let oldestFirst = keys.sorted { jar[$0]?.createdAt ?? .distantPast < jar[$1]?.createdAt ?? .distantPast }
@@ -98,7 +98,7 @@ public final class CookieJar: Sendable {
     }
 
     /// The cookies to send to `url`, longest path first (RFC 6265 §5.4).
-    public func cookies(for url: URL, now: Date = Date()) -> [Cookie] {
+    public func cookies(for url: URL, now: Date = Date()) -> [StoredCookie] {
         cookies.withLock { jar in
             jar = jar.filter { !$0.value.isExpired(at: now) }
             return jar.values.filter { $0.matches(url, at: now) }

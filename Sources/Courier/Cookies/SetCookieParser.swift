@@ -1,6 +1,6 @@
 import Foundation
 
-/// Parses `Set-Cookie` header values (RFC 6265bis §5.6, §5.7) into ``Cookie`` values.
+/// Parses `Set-Cookie` header values (RFC 6265bis §5.6, §5.7) into ``StoredCookie`` values.
 enum SetCookieParser {
     /// The longest name and value together that a cookie may have: RFC 6265 §6.1's minimum, which browsers also
     /// keep to as a maximum. Longer cookies are ignored.
@@ -12,7 +12,7 @@ enum SetCookieParser {
     /// `__Host-` name without what its prefix demands), or it is longer than ``maximumNameAndValueBytes``.
     static func cookie(
         from header: String, for url: URL, now: Date = Date(), suffixes: PublicSuffixList = .system
-    ) -> Cookie? {
+    ) -> StoredCookie? {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return nil }
         var parts = header.split(separator: ";", omittingEmptySubsequences: false)[...]
         guard let pair = parts.popFirst(), let equals = pair.firstIndex(of: "=") else { return nil }
@@ -20,7 +20,7 @@ enum SetCookieParser {
         let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.utf8.count + value.utf8.count <= maximumNameAndValueBytes else { return nil }
 
-        var cookie = Cookie(name: name, value: value, domain: host, path: CookieRules.defaultPath(for: url), createdAt: now)
+        var cookie = StoredCookie(name: name, value: value, domain: host, path: CookieRules.defaultPath(for: url), createdAt: now)
         var maxAgeExpiry: Date?
         var expiresExpiry: Date?
         for attribute in parts {

@@ -235,7 +235,7 @@ public final class Exchange: Sendable {
         )
         let stages = ExchangePipeline.standardStages(for: configuration, observation: ExchangeObservation.current)
         let pipeline = ExchangePipeline(stages: stages, transport: wire.send)
-        let body = configuration.body ?? RequestBody(request: originalRequest)
+        let body = configuration.body ?? HTTPRequestBody(request: originalRequest)
         let final = try await pipeline.send(StageRequest(
             urlRequest: originalRequest, body: body, deadline: configuration.deadline, cancellation: cancellation
         ))

@@ -34,7 +34,7 @@ public struct ExchangeConfiguration: Sendable {
     public var sink: ResponseSink = .memory
     /// The request body, when it is not in the `URLRequest` (for example an async sequence).
     /// Default `nil`: the request's `httpBody` or `httpBodyStream`.
-    public var body: RequestBody?
+    public var body: HTTPRequestBody?
     /// ``RequestSettings/followsRedirects`` of ``settings``.
     public var followsRedirects: Bool {
         get { settings.followsRedirects }

@@ -38,7 +38,7 @@ public struct StageRequest: Sendable {
     /// not read; ``body`` is what is sent.
     public var urlRequest: URLRequest
     /// The body sent with it, or `nil` for none.
-    public var body: RequestBody?
+    public var body: HTTPRequestBody?
     /// The exchange's request as given, before any stage changed it (its origin decides where the exchange's own
     /// credential may be sent).
     public let originalRequest: URLRequest
@@ -57,7 +57,7 @@ public struct StageRequest: Sendable {
     ///   - deadline: When the exchange must have ended. Default `nil`: none.
     ///   - cancellation: The exchange's cancellation handle. Default `nil`.
     public init(
-        urlRequest: URLRequest, body: RequestBody? = nil, originalRequest: URLRequest? = nil,
+        urlRequest: URLRequest, body: HTTPRequestBody? = nil, originalRequest: URLRequest? = nil,
         deadline: ContinuousClock.Instant? = nil, cancellation: TransportCancellation? = nil
     ) {
         self.urlRequest = urlRequest

@@ -10,7 +10,7 @@ enum FollowUpRequest {
     /// After a request with a body the connection is closed: a server that answers a redirect or a challenge often
     /// never reads the upload, and the engine would wait for ever to finish a request the server has given up on.
     /// - Throws: `URLError(.cancelled)` when the calling task was cancelled meanwhile.
-    static func abandon(_ response: StageResponse, sentBody: RequestBody?) async throws {
+    static func abandon(_ response: StageResponse, sentBody: HTTPRequestBody?) async throws {
         let body = response.body
         if let sentBody, sentBody.length != 0 {
             body.cancel()
@@ -29,10 +29,10 @@ enum FollowUpRequest {
     /// read once); without that hook it is sent as it is, and the transport fails with
     /// `URLError(.requestBodyStreamExhausted)` when it was already read.
     static func body(
-        _ body: RequestBody?, resentWith request: URLRequest, newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
-    ) -> RequestBody? {
+        _ body: HTTPRequestBody?, resentWith request: URLRequest, newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
+    ) -> HTTPRequestBody? {
         guard let body, case .inputStream = body.source, let newBodyStream else { return body }
-        return RequestBody(source: .inputStream({
+        return HTTPRequestBody(source: .inputStream({
             guard let stream = newBodyStream(request) else { throw URLError(.requestBodyStreamExhausted) }
             return stream
         }), length: body.length)

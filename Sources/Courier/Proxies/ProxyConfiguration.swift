@@ -3,7 +3,7 @@ import Foundation
 /// Which proxy carries a request: one for `http://` URLs, one for `https://` URLs, and the hosts that bypass both.
 ///
 /// Set it on ``SessionConfiguration/proxy``, ``HTTPRequestOperationManager/proxy``,
-/// ``URLConnectionOperation/proxy`` or ``AsyncHTTPClientTransport/Configuration/proxy``; every one defaults to `nil`,
+/// ``URLConnectionOperation/proxy`` or ``EngineTransport/Configuration/proxy``; every one defaults to `nil`,
 /// no proxy. To use the environment's proxies as curl and most command-line programs do, use
 /// ``fromEnvironment(_:)``.
 ///

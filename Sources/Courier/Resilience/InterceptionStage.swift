@@ -129,7 +129,7 @@ struct InterceptionStage: ExchangeStage {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
     /// Whether `body` can be sent again: none, bytes or a file, or a stream that `newBodyStream` can supply afresh.
-    static func canResend(_ body: RequestBody?, newBodyStream: (@Sendable (URLRequest) -> InputStream?)?) -> Bool {
+    static func canResend(_ body: HTTPRequestBody?, newBodyStream: (@Sendable (URLRequest) -> InputStream?)?) -> Bool {
         switch body?.source {
         case nil, .data?, .file?: return true
         case .inputStream?: return newBodyStream != nil

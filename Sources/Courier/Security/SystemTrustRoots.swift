@@ -7,7 +7,7 @@ import NIOSSL
 /// certificates) into every context it makes: about 1 MB of memory and a few milliseconds of parsing each. Courier
 /// makes a context per HTTPS host (an engine client each, see `EngineClientPool`), and AsyncHTTPClient 1.37 keeps a
 /// shut-down client — its context with it — until its idle connections' timers have run out
-/// (``AsyncHTTPClientTransport/Configuration/idleConnectionTimeout``, default 60 s): a crawler meeting 60 new hosts a
+/// (``EngineTransport/Configuration/idleConnectionTimeout``, default 60 s): a crawler meeting 60 new hosts a
 /// second held about 3.6 GB. The same roots as a hashed directory (`/etc/ssl/certs`, which `update-ca-certificates`
 /// keeps in step with the bundle on Debian, Ubuntu, Alpine and Arch) are looked up lazily by BoringSSL: a context
 /// reads only the issuer a handshake needs (about 35 KB per retained client, measured). Where the directory is missing

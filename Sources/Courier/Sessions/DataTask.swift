@@ -160,9 +160,9 @@ public final class UploadTask: DataTask, @unchecked Sendable {
         case .data(let data):
             configuration.body = .data(data)
         case .file(let url):
-            configuration.body = try? RequestBody.file(url)
+            configuration.body = try? HTTPRequestBody.file(url)
             if configuration.body == nil {
-                configuration.body = RequestBody(source: .inputStream { throw Self.unreadable(url) }, length: nil)
+                configuration.body = HTTPRequestBody(source: .inputStream { throw Self.unreadable(url) }, length: nil)
             }
         case .streamed:
             let length = originalRequest?.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }

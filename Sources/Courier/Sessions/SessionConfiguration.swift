@@ -120,7 +120,7 @@ public struct SessionConfiguration: Sendable {
     }
     /// The Unix domain socket every request of the session is sent over, whatever the URL's host (as curl's
     /// `--unix-socket`); the URL's host still goes into `Host`. Default `nil`. Ignored when ``transport`` is set.
-    /// For one request at a time, use an `http+unix://` URL instead (see ``AsyncHTTPClientTransport``).
+    /// For one request at a time, use an `http+unix://` URL instead (see ``EngineTransport``).
     public var unixSocketPath: String? {
         get { transportSettings.unixSocketPath }
         set { transportSettings.unixSocketPath = newValue }
@@ -156,7 +156,7 @@ public struct SessionConfiguration: Sendable {
     /// properties above read and write them; the pool logs to ``logger``). Default: ``TransportSettings/init()``.
     public var transportSettings = TransportSettings()
     /// The transport every task of the session uses. Default `nil`: the session makes one
-    /// default transport (``AsyncHTTPClientTransport``) of its own from the settings above and shuts it down when the
+    /// default transport (``EngineTransport``) of its own from the settings above and shuts it down when the
     /// session is invalidated. A transport given here is shared and never shut down by the session.
     public var transport: (any HTTPTransport)?
 

@@ -49,13 +49,13 @@ extension URLSessionManager {
     /// - Parameters:
     ///   - request: The request.
     ///   - body: The request body, streamed with backpressure (for example
-    ///     ``RequestBody/asyncSequence(_:length:)``); it replaces the request's own `httpBody` or
+    ///     ``HTTPRequestBody/asyncSequence(_:length:)``); it replaces the request's own `httpBody` or
     ///     `httpBodyStream`. Default `nil`: the request's own body, if any. A body that cannot be produced again
     ///     (an async sequence, a stream) is not resent by a retry.
     ///   - interceptors: Run after the session's own (``SessionConfiguration/interceptors``), for this request.
     ///     Default none.
     public func bytes(
-        for request: URLRequest, body: RequestBody? = nil, interceptors: [any RequestInterceptor] = []
+        for request: URLRequest, body: HTTPRequestBody? = nil, interceptors: [any RequestInterceptor] = []
     ) async throws -> (HTTPURLResponse, ResponseBodyStream) {
         var exchangeConfiguration = baseExchangeConfiguration()
         exchangeConfiguration.sink = .stream

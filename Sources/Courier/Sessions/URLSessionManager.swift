@@ -25,7 +25,7 @@ open class URLSessionManager: @unchecked Sendable {
     /// The configuration the manager was created with (AFNetworking's `session`).
     public let configuration: SessionConfiguration
     /// The transport every task uses: ``SessionConfiguration/transport``, or the session's own
-    /// `AsyncHTTPClientTransport`.
+    /// `EngineTransport`.
     public let transport: any HTTPTransport
     /// The resource timeouts of the running tasks, kept by one timer.
     let resourceDeadlines = ResourceDeadlines()

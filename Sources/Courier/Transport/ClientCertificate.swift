@@ -4,11 +4,11 @@ import X509
 
 /// A client certificate chain and its private key, presented to servers that ask for one (mutual TLS).
 ///
-/// Loaded once from PEM files and handed to every TLS connection of an ``AsyncHTTPClientTransport``
-/// (``AsyncHTTPClientTransport/Configuration/clientCertificate``). Not an AFNetworking feature.
+/// Loaded once from PEM files and handed to every TLS connection of an ``EngineTransport``
+/// (``EngineTransport/Configuration/clientCertificate``). Not an AFNetworking feature.
 ///
 /// ```swift
-/// var configuration = AsyncHTTPClientTransport.Configuration()
+/// var configuration = EngineTransport.Configuration()
 /// configuration.clientCertificate = try ClientCertificate(
 ///     certificateChainPEMFile: "/etc/courier/client.pem", privateKeyPEMFile: "/etc/courier/client-key.pem")
 /// ```

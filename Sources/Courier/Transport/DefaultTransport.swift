@@ -3,6 +3,6 @@
 enum DefaultTransport {
     /// A new transport with its own connection pool, made with `settings`; its owner shuts it down.
     static func make(_ settings: TransportSettings) -> any HTTPTransport {
-        AsyncHTTPClientTransport(configuration: .init(settings: settings))
+        EngineTransport(configuration: .init(settings: settings))
     }
 }

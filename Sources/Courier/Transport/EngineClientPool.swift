@@ -4,7 +4,7 @@ import NIOCore
 import NIOSSL
 import Synchronization
 
-/// The `HTTPClient`s of one ``AsyncHTTPClientTransport``: one for plain HTTP, one per proxy for plain HTTP through it,
+/// The `HTTPClient`s of one ``EngineTransport``: one for plain HTTP, one per proxy for plain HTTP through it,
 /// and one per (security policy instance, its TLS stack requirements, host, proxy) for HTTPS, all on the same event
 /// loop group. The engine's proxy setting is client-wide, hence a client per proxy.
 ///
@@ -15,11 +15,11 @@ import Synchronization
 ///
 /// HTTPS clients are bounded (a crawler or a long-running service meets any number of hosts, and each client holds
 /// about 46 KB and its idle connections): when the pool makes a client, it first shuts down the HTTPS clients that
-/// have had no request in flight for ``AsyncHTTPClientTransport/Configuration/idlePoolLifetime``, then, while
-/// ``AsyncHTTPClientTransport/Configuration/maximumIdlePools`` or more idle ones remain, the least recently used
+/// have had no request in flight for ``EngineTransport/Configuration/idlePoolLifetime``, then, while
+/// ``EngineTransport/Configuration/maximumIdlePools`` or more idle ones remain, the least recently used
 /// (``EngineClientUsage``), so that with the new one there are at most that many. A client carrying a request is never shut down; the next request to its host makes a new
 /// one. The plain-HTTP clients (one, and one per proxy) are few and stay. AsyncHTTPClient 1.37 frees a client it shut
-/// down only when its idle connections' timers run out (``AsyncHTTPClientTransport/Configuration/idleConnectionTimeout``:
+/// down only when its idle connections' timers run out (``EngineTransport/Configuration/idleConnectionTimeout``:
 /// they are not cancelled by the shutdown), so a retired client still costs its memory for that long; the system's
 /// roots are looked up rather than loaded into each client's TLS context (``SystemTrustRoots``) to keep that small.
 final class EngineClientPool: Sendable {
@@ -91,19 +91,19 @@ final class EngineClientPool: Sendable {
     let eventLoopGroup: any EventLoopGroup
     /// The group's loops, for ``eventLoop(for:)``.
     private let eventLoops: [any EventLoop]
-    private let configuration: AsyncHTTPClientTransport.Configuration
+    private let configuration: EngineTransport.Configuration
     private let hostPolicies: [String: SecurityPolicy]
     private let state = Mutex(State())
-    /// ``AsyncHTTPClientTransport/Configuration/idlePoolLifetime`` in nanoseconds (at least 0).
+    /// ``EngineTransport/Configuration/idlePoolLifetime`` in nanoseconds (at least 0).
     private let idleLifetime: UInt64
-    /// ``AsyncHTTPClientTransport/Configuration/maximumIdlePools`` (at least 0).
+    /// ``EngineTransport/Configuration/maximumIdlePools`` (at least 0).
     private let maximumIdleClients: Int
     /// The client the application owns, when the pool shares one (``init(configuration:sharing:)``): every request
     /// goes through it, and ``shutdown()`` leaves it running.
     private let shared: (plain: EngineClient, secure: EngineClient)?
 
     /// A pool that sends every request through `client`, which the application owns.
-    init(configuration: AsyncHTTPClientTransport.Configuration, sharing client: HTTPClient) {
+    init(configuration: EngineTransport.Configuration, sharing client: HTTPClient) {
         self.configuration = configuration
         self.eventLoopGroup = client.eventLoopGroup
         self.eventLoops = Array(client.eventLoopGroup.makeIterator())
@@ -116,7 +116,7 @@ final class EngineClientPool: Sendable {
         self.shared = (plain, EngineClient(client: client, connections: ConnectionEstablishmentTracker(isSecure: true)))
     }
 
-    init(configuration: AsyncHTTPClientTransport.Configuration, eventLoopGroup: any EventLoopGroup) {
+    init(configuration: EngineTransport.Configuration, eventLoopGroup: any EventLoopGroup) {
         self.shared = nil
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
@@ -389,7 +389,7 @@ final class EngineClientPool: Sendable {
 
     private static func tlsConfiguration(
         for evaluation: TLSHandshakeEvaluation,
-        configuration: AsyncHTTPClientTransport.Configuration
+        configuration: EngineTransport.Configuration
     ) throws -> TLSConfiguration {
         var tls = try evaluation.makeTLSConfiguration(base: configuration.tlsConfiguration)
         if let identity = configuration.clientCertificate {

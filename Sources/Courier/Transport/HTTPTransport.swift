@@ -12,7 +12,7 @@ import FoundationNetworking
 /// ``TransportRequest/cancellation`` at every moment, and surfaces failures as `URLError` with the
 /// failing URL attached.
 ///
-/// ``AsyncHTTPClientTransport`` is the default implementation.
+/// ``EngineTransport`` is the default implementation.
 public protocol HTTPTransport: Sendable {
     /// Sends `request` and returns as soon as the response head has arrived.
     ///
@@ -34,7 +34,7 @@ public struct TransportRequest: Sendable {
     /// The header fields in the order they are sent. Names are case-insensitive.
     public var headers: [(name: String, value: String)]
     /// The body, or `nil` for none.
-    public var body: RequestBody?
+    public var body: HTTPRequestBody?
     /// The idle timeout: the request fails with `URLError(.timedOut)` when no byte moves in either
     /// direction for this many seconds once the request is on a connection. Zero or less means no timeout.
     /// (Waiting for a connection has its own limit, the transport's.)
@@ -64,7 +64,7 @@ public struct TransportRequest: Sendable {
         url: URL,
         method: String = "GET",
         headers: [(name: String, value: String)] = [],
-        body: RequestBody? = nil,
+        body: HTTPRequestBody? = nil,
         timeoutInterval: TimeInterval = 60,
         didSendBodyBytes: (@Sendable (Int64) -> Void)? = nil,
         cancellation: TransportCancellation? = nil

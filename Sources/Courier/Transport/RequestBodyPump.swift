@@ -10,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 
-/// Feeds a ``RequestBody`` to AsyncHTTPClient's stream writer.
+/// Feeds a ``HTTPRequestBody`` to AsyncHTTPClient's stream writer.
 ///
 /// Each chunk is produced only after the writer has accepted the previous one, and the writer
 /// holds its future while the channel is not writable, so the producer never runs ahead of the
@@ -30,7 +30,7 @@ enum RequestBodyPump {
     /// calls or produced asynchronously is pumped from a task.
     /// - Returns: A future that succeeds once the writer has taken the whole body.
     static func start(
-        _ body: RequestBody,
+        _ body: HTTPRequestBody,
         into writer: HTTPClient.Body.StreamWriter,
         on loop: any EventLoop,
         threadPool: NIOThreadPool,
@@ -47,7 +47,7 @@ enum RequestBodyPump {
     ///   (`sendfile(2)`, no copy through user space) whose handle the lease keeps open until the
     ///   request ends. Only for plain-text connections: TLS must read the bytes to encrypt them.
     private static func pump(
-        _ body: RequestBody,
+        _ body: HTTPRequestBody,
         into writer: HTTPClient.Body.StreamWriter,
         on loop: any EventLoop,
         threadPool: NIOThreadPool,

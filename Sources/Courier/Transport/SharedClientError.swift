@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a transport that sends through an `HTTPClient` your application owns
-/// (``AsyncHTTPClientTransport/init(sharing:configuration:)``) refused a request: it needs a feature only a client
+/// (``EngineTransport/init(sharing:configuration:)``) refused a request: it needs a feature only a client
 /// Courier configures itself can give, as the client's TLS and proxy settings are fixed when it is made.
 public enum SharedClientError: Error, Sendable, Equatable, LocalizedError {
     /// The request's host has a security policy other than the default (pinning, own trust roots, invalid
@@ -23,7 +23,7 @@ public enum SharedClientError: Error, Sendable, Equatable, LocalizedError {
         case .clientCertificateNeedsOwnClient: "present the configured client certificate"
         }
         return "The transport sends through an HTTPClient your application owns, which cannot \(feature): "
-            + "use an AsyncHTTPClientTransport with its own connection pools (AsyncHTTPClientTransport(configuration:)) "
+            + "use an EngineTransport with its own connection pools (EngineTransport(configuration:)) "
             + "for such requests."
     }
 }

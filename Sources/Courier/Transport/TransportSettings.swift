@@ -4,7 +4,7 @@ import Logging
 /// What a session, an operation or a user says about the connections a default transport makes: limits,
 /// timeouts, HTTP versions, which certificates are trusted, proxies, a Unix socket, and where the connection pool
 /// logs. One value travels unchanged from ``SessionConfiguration/transportSettings`` (or an operation's policy and
-/// proxy) to ``AsyncHTTPClientTransport/Configuration/settings``; a new transport setting is declared here and read
+/// proxy) to ``EngineTransport/Configuration/settings``; a new transport setting is declared here and read
 /// where the engine's client is configured, nowhere else.
 public struct TransportSettings: Sendable {
     /// The most HTTP/1.1 connections per host. Default 8. Further requests to the host wait in the engine's

@@ -157,8 +157,8 @@ struct BatchCommand: AsyncParsableCommand {
     }
 
     /// The transport of the command's TLS, proxy and HTTP-version options.
-    func makeTransport(timeout: TimeInterval) throws -> AsyncHTTPClientTransport {
-        AsyncHTTPClientTransport(configuration: try common.transportConfiguration(timeout: timeout))
+    func makeTransport(timeout: TimeInterval) throws -> EngineTransport {
+        EngineTransport(configuration: try common.transportConfiguration(timeout: timeout))
     }
 
     /// The run's settings from the command's options.

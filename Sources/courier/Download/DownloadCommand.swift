@@ -120,7 +120,7 @@ struct DownloadCommand: AsyncParsableCommand {
                 StandardStreams.writeError("courier: no resume data at \(files.resumeData.path); downloading from the start\n")
             }
         }
-        let transport = AsyncHTTPClientTransport(configuration: try common.transportConfiguration(timeout: timeout))
+        let transport = EngineTransport(configuration: try common.transportConfiguration(timeout: timeout))
         var transfer = DownloadTransfer(files: files, timeout: timeout, transport: transport, credential: try common.challengeCredential())
         if output == nil, !resume { transfer.serverNamed = ServerNamedTarget(urlNamed: files.output, replacesFiles: force) }
         transfer.maxTime = maxTime

@@ -85,7 +85,7 @@ struct NetworkOptions: ParsableArguments {
 
     /// Sets the proxy, the socket, `--resolve` and `--connect-timeout` on `configuration`.
     /// - Throws: ``CLIFailure`` (usage).
-    func apply(to configuration: inout AsyncHTTPClientTransport.Configuration) throws {
+    func apply(to configuration: inout EngineTransport.Configuration) throws {
         if let connectTimeout = try connectTimeout { configuration.connectTimeout = connectTimeout }
         configuration.settings.resolvedHosts = try resolvedHosts()
         configuration.proxy = try proxyConfiguration()

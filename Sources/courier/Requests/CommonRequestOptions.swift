@@ -62,7 +62,7 @@ struct CommonRequestOptions: ParsableArguments {
     /// `--connect-timeout` says otherwise, as HTTPie's `--timeout` is: no byte moves while a connection is made either,
     /// and over a lossy link a SYN retransmitted three times already takes 7 s, so the library's 10 s default would
     /// fail what the user allowed 30 s or more.
-    func transportConfiguration(timeout: TimeInterval) throws -> AsyncHTTPClientTransport.Configuration {
+    func transportConfiguration(timeout: TimeInterval) throws -> EngineTransport.Configuration {
         var configuration = try tls.transportConfiguration()
         configuration.connectTimeout = timeout
         try network.apply(to: &configuration)

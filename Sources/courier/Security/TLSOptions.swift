@@ -41,8 +41,8 @@ struct TLSOptions: ParsableArguments {
 
     /// The transport settings: the security policy and the client certificate.
     /// - Throws: ``CLIFailure`` (usage) naming the file that cannot be used.
-    func transportConfiguration() throws -> AsyncHTTPClientTransport.Configuration {
-        var configuration = AsyncHTTPClientTransport.Configuration()
+    func transportConfiguration() throws -> EngineTransport.Configuration {
+        var configuration = EngineTransport.Configuration()
         configuration.securityPolicy = try securityPolicy()
         if let cert {
             do throws(ClientCertificateError) {

@@ -28,7 +28,7 @@ struct RequestSettingsTests {
         configuration.requestSettings.credentialStore = nil
         #expect(configuration.connectTimeout == 2 && configuration.urlCredentialStorage == nil)
 
-        let engine = AsyncHTTPClientTransport.Configuration(settings: configuration.transportSettings)
+        let engine = EngineTransport.Configuration(settings: configuration.transportSettings)
         #expect(engine.maximumConnectionsPerHost == 3 && engine.connectTimeout == 2 && engine.proxy == configuration.proxy)
     }
 

@@ -60,7 +60,7 @@ struct CookieTests {
         #expect(jar.cookieHeader(for: url) == "b=2; a=1", "longer path first")
         jar.store(setCookieHeaders: ["b=gone; Path=/docs; Max-Age=0"], for: url)
         #expect(jar.cookieHeader(for: url) == "a=1")
-        jar.store(Cookie(name: "old", value: "x", domain: "www.example.test", expiresAt: Date(timeIntervalSinceNow: -1)))
+        jar.store(StoredCookie(name: "old", value: "x", domain: "www.example.test", expiresAt: Date(timeIntervalSinceNow: -1)))
         #expect(jar.cookieHeader(for: url) == "a=1")
     }
 

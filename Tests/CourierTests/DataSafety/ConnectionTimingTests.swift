@@ -21,10 +21,10 @@ struct ConnectionTimingTests {
     /// timeout `connectTimeout`): every one succeeds, in a time within `rounds`, on two connections at most.
     private static func trickle(_ count: Int, connectTimeout: TimeInterval, rounds: Range<Duration>) async throws {
         let server = try await HostileRoutes.startServer()
-        var settings = AsyncHTTPClientTransport.Configuration()
+        var settings = EngineTransport.Configuration()
         settings.maximumConnectionsPerHost = 2
         settings.connectTimeout = connectTimeout
-        let transport = AsyncHTTPClientTransport(configuration: settings)
+        let transport = EngineTransport(configuration: settings)
         defer { Task { try? await transport.shutdown(); await server.stop() } }
         let start = ContinuousClock.now
         try await withThrowingTaskGroup(of: Int.self) { group in
@@ -61,11 +61,11 @@ struct ConnectionTimingTests {
         _ path: String, timeout: TimeInterval, connectionWaitTimeout: TimeInterval = 300, connectTimeout: TimeInterval = 10
     ) async throws -> (error: URLError?, elapsed: Duration) {
         let server = try await HostileRoutes.startServer()
-        var settings = AsyncHTTPClientTransport.Configuration()
+        var settings = EngineTransport.Configuration()
         settings.maximumConnectionsPerHost = 1
         settings.connectionWaitTimeout = connectionWaitTimeout
         settings.connectTimeout = connectTimeout
-        let transport = AsyncHTTPClientTransport(configuration: settings)
+        let transport = EngineTransport(configuration: settings)
         defer { Task { try? await transport.shutdown(); await server.stop() } }
         async let first = Exchange(request: URLRequest(url: server.url("/slow?seconds=2"), timeoutInterval: 5), configuration: .init(transport: transport)).result()
         #expect(await eventually { server.requests.count == 1 }, "the first request holds the only connection")
@@ -153,9 +153,9 @@ struct ConnectionTimingTests {
         // One connection per host: the second POST waits until the first one's connection is back in the pool and
         // goes out on it. With more, a busy machine can finish the first exchange before the engine has put its
         // connection back, and the second POST goes out on a fresh connection that nothing closes.
-        var settings = AsyncHTTPClientTransport.Configuration()
+        var settings = EngineTransport.Configuration()
         settings.maximumConnectionsPerHost = 1
-        let transport = AsyncHTTPClientTransport(configuration: settings)
+        let transport = EngineTransport(configuration: settings)
         defer { Task { try? await transport.shutdown(); await server.stop() } }
         func post() async throws -> ExchangeResult {
             var request = URLRequest(url: server.url("/stale-post"))

@@ -67,14 +67,14 @@ struct RequestInjectionTests {
         let secure = try await TestServer.start(tls: true)
         let plain = try await Fixtures.plainServer.value
         let ca = try #require(secure.certificateAuthorityDER)
-        let transportConfiguration = AsyncHTTPClientTransport.Configuration()
+        let transportConfiguration = EngineTransport.Configuration()
         transportConfiguration.securityPolicy.trustedRootCertificates = [ca]
-        let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
+        let transport = EngineTransport(configuration: transportConfiguration)
         defer { Task { try? await transport.shutdown(); try? await secure.shutdown() } }
 
         let jar = CookieJar()
-        jar.store(Cookie(name: "session", value: "secret", domain: "127.0.0.1", isSecure: true))
-        jar.store(Cookie(name: "theme", value: "dark", domain: "127.0.0.1"))
+        jar.store(StoredCookie(name: "session", value: "secret", domain: "127.0.0.1", isSecure: true))
+        jar.store(StoredCookie(name: "theme", value: "dark", domain: "127.0.0.1"))
         let target = plain.baseURL.appendingPathComponent("headers").absoluteString
         var components = try #require(URLComponents(url: secure.baseURL.appendingPathComponent("redirect-to"), resolvingAgainstBaseURL: false))
         components.queryItems = [URLQueryItem(name: "url", value: target)]

@@ -43,7 +43,7 @@ struct SecureCookieTests {
     @Test func aPlainHTTPResponseCannotReplaceOrDeleteASecureCookie() async throws {
         let jar = CookieJar()
         // As an https response from the same host would have stored it.
-        jar.store(Cookie(name: "sid", value: "genuine", domain: try Self.host(), path: "/", isSecure: true))
+        jar.store(StoredCookie(name: "sid", value: "genuine", domain: try Self.host(), path: "/", isSecure: true))
         try await Self.receive("sid=planted; Path=/", into: jar)
         try await Self.receive("sid=planted; Path=/deeper", into: jar)
         try await Self.receive("sid=; Path=/; Max-Age=0", into: jar)

@@ -267,11 +267,11 @@ enum NginxInterop {
     static func policy() throws -> SecurityPolicy { try sharedPolicy.get() }
 
     /// A transport enforcing ``policy()``; `configure` adjusts the rest. Shut it down when done.
-    static func transport(configure: (inout AsyncHTTPClientTransport.Configuration) -> Void = { _ in }) throws -> AsyncHTTPClientTransport {
-        var configuration = AsyncHTTPClientTransport.Configuration()
+    static func transport(configure: (inout EngineTransport.Configuration) -> Void = { _ in }) throws -> EngineTransport {
+        var configuration = EngineTransport.Configuration()
         configuration.securityPolicy = try policy()
         configure(&configuration)
-        return AsyncHTTPClientTransport(configuration: configuration)
+        return EngineTransport(configuration: configuration)
     }
 
     /// An ephemeral session manager trusting nginx's CA, completing on the session tests' queue.

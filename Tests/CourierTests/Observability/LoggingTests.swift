@@ -175,9 +175,9 @@ struct LoggingTests {
 
     @Test func theTransportHandsItsLoggerToTheEngine() async throws {
         let store = Store()
-        var configuration = AsyncHTTPClientTransport.Configuration()
+        var configuration = EngineTransport.Configuration()
         configuration.logger = Self.logger(store)
-        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let transport = EngineTransport(configuration: configuration)
         defer { Task { try? await transport.shutdown() } }
         let response = try await transport.send(TransportRequest(url: try await Fixtures.url("/get")))
         _ = try await response.body.collect()

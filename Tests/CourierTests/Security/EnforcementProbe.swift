@@ -31,12 +31,12 @@ enum EnforcementProbe {
     /// A transport enforcing `policy`; `configure` adjusts the rest of its configuration.
     static func transport(
         _ policy: SecurityPolicy,
-        configure: (inout AsyncHTTPClientTransport.Configuration) -> Void = { _ in }
-    ) -> AsyncHTTPClientTransport {
-        var configuration = AsyncHTTPClientTransport.Configuration()
+        configure: (inout EngineTransport.Configuration) -> Void = { _ in }
+    ) -> EngineTransport {
+        var configuration = EngineTransport.Configuration()
         configuration.securityPolicy = policy
         configure(&configuration)
-        return AsyncHTTPClientTransport(configuration: configuration)
+        return EngineTransport(configuration: configuration)
     }
 
     /// GET `path` on `host` at the server's port through `transport`, reading the whole body.
@@ -44,14 +44,14 @@ enum EnforcementProbe {
         _ server: TestServer,
         host: String = "127.0.0.1",
         path: String = "get",
-        through transport: AsyncHTTPClientTransport
+        through transport: EngineTransport
     ) async throws -> EnforcementOutcome {
         let url = try #require(URL(string: "https://\(host):\(server.port)/\(path)"))
         return await get(url, through: transport)
     }
 
     /// GET `url` through `transport`, reading the whole body.
-    static func get(_ url: URL, through transport: AsyncHTTPClientTransport) async -> EnforcementOutcome {
+    static func get(_ url: URL, through transport: EngineTransport) async -> EnforcementOutcome {
         let clock = ContinuousClock()
         let start = clock.now
         do {
@@ -100,7 +100,7 @@ enum EnforcementProbe {
     }
 
     /// Shuts `transport` and `server` down, ignoring errors (for `defer`).
-    static func stop(_ transport: AsyncHTTPClientTransport, _ server: TestServer) async {
+    static func stop(_ transport: EngineTransport, _ server: TestServer) async {
         try? await transport.shutdown()
         try? await server.shutdown()
     }

@@ -6,7 +6,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// Every policy case end to end: AsyncHTTPClientTransport against the in-process TLS server, over HTTP/2 and HTTP/1.1.
+/// Every policy case end to end: EngineTransport against the in-process TLS server, over HTTP/2 and HTTP/1.1.
 /// Each rejection must be `URLError(.serverCertificateUntrusted)` within a second with no request reaching the server.
 @Suite("Security policy enforced by the transport")
 struct PolicyEnforcementTests {

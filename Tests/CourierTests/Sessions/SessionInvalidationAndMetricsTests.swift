@@ -61,7 +61,7 @@ struct SessionInvalidationAndMetricsTests {
         let pinned = SecurityPolicy(pinningMode: .none, pinnedCertificates: [])
         configuration.securityPolicies = ["example.org": pinned]
         let manager = URLSessionManager(configuration: configuration)
-        let own = try #require(manager.transport as? AsyncHTTPClientTransport)
+        let own = try #require(manager.transport as? EngineTransport)
         #expect(own.configuration.maximumConnectionsPerHost == 1)
         #expect(own.configuration.securityPolicy === manager.securityPolicy)
         #expect(own.configuration.securityPolicies["example.org"] === pinned)

@@ -12,7 +12,7 @@ struct StreamedBytesTests {
     @Test func anAsyncSequenceBodyIsStreamedAndTheResponseStreamsBack() async throws {
         let manager = SessionFixtures.manager()
         let chunks = (0..<5).map { Data(String(repeating: "\($0)", count: 30_000).utf8) }
-        let body = RequestBody.asyncSequence(AsyncStream { continuation in
+        let body = HTTPRequestBody.asyncSequence(AsyncStream { continuation in
             for chunk in chunks { continuation.yield(chunk) }
             continuation.finish()
         })

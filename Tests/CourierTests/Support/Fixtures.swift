@@ -11,7 +11,7 @@ import FoundationNetworking
 /// The in-process test servers and one transport, shared by every test in the process.
 enum Fixtures {
     static let plainServer = Task { try await TestServer.start() }
-    static let transport = AsyncHTTPClientTransport()
+    static let transport = EngineTransport()
 
     /// The plain server's URL for `path` (which may carry a query).
     static func url(_ path: String) async throws -> URL {

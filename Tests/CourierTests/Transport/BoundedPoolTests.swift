@@ -14,16 +14,16 @@ struct BoundedPoolTests {
     /// A transport trusting nginx's CA for every loopback address (its certificate names 127.0.0.1 only).
     static func transport(
         maximumIdlePools: Int, idleLifetime: TimeInterval = 3600, idleConnectionTimeout: TimeInterval = 60
-    ) throws -> AsyncHTTPClientTransport {
+    ) throws -> EngineTransport {
         let policy = SecurityPolicy.default
         policy.trustedRootCertificates = try NginxServer.certificates(at: NginxServer.certificateAuthorityPath)
         policy.validatesDomainName = false
-        var configuration = AsyncHTTPClientTransport.Configuration()
+        var configuration = EngineTransport.Configuration()
         configuration.securityPolicy = policy
         configuration.maximumIdlePools = maximumIdlePools
         configuration.idlePoolLifetime = idleLifetime
         configuration.idleConnectionTimeout = idleConnectionTimeout
-        return AsyncHTTPClientTransport(configuration: configuration)
+        return EngineTransport(configuration: configuration)
     }
 
     /// nginx's `file` on the loopback address 127.0.0.`host` (1 to 65).
@@ -34,7 +34,7 @@ struct BoundedPoolTests {
 
     /// GETs `url`, then waits until the engine has ended the request too (its pool counts it until then), with
     /// `othersInFlight` requests still carried.
-    static func get(_ url: URL, through transport: AsyncHTTPClientTransport, othersInFlight: Int = 0) async throws -> Data {
+    static func get(_ url: URL, through transport: EngineTransport, othersInFlight: Int = 0) async throws -> Data {
         let response = try await transport.send(TransportRequest(url: url))
         #expect(response.head.statusCode == 200)
         let body = try await response.body.collect()

@@ -77,7 +77,7 @@ struct ClientCertificateTests {
         http2: Bool,
         clientAuthority: IssuedCertificate,
         identity: ClientCertificate?
-    ) async throws -> (TestServer, AsyncHTTPClientTransport) {
+    ) async throws -> (TestServer, EngineTransport) {
         var tls = TestServerTLS.generated.requiringClientCertificates(issuedBy: [clientAuthority])
         tls.http2 = http2
         let server = try await TestServer.start(tls: tls)

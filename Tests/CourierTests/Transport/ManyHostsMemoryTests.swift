@@ -6,8 +6,8 @@ import FoundationNetworking
 #endif
 
 /// A crawler or a long-running service meets thousands of HTTPS hosts, each with an engine client of its own: with the
-/// pools bounded (the transport's defaults, ``AsyncHTTPClientTransport/Configuration/maximumIdlePools`` and
-/// ``AsyncHTTPClientTransport/Configuration/idlePoolLifetime``) and the system's roots looked up rather than loaded
+/// pools bounded (the transport's defaults, ``EngineTransport/Configuration/maximumIdlePools`` and
+/// ``EngineTransport/Configuration/idlePoolLifetime``) and the system's roots looked up rather than loaded
 /// into each TLS context (`SystemTrustRoots`), what they hold does not grow with the hosts met: before, 5,000 hosts
 /// took this process from 1.0 to 3.8 GB. Against nginx's any-loopback port (scripts/nginx-test-server: every
 /// 127.x.y.z is a host to the pools).
@@ -18,7 +18,7 @@ struct ManyHostsMemoryTests {
     static func host(_ n: Int) -> String { "127.1.\(n / 250).\(n % 250 + 1)" }
 
     /// GETs hello.txt from hosts `range` through `transport`, eight at a time.
-    static func visit(_ range: Range<Int>, port: String, through transport: AsyncHTTPClientTransport) async throws {
+    static func visit(_ range: Range<Int>, port: String, through transport: EngineTransport) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             var next = range.lowerBound
             func add() throws {
@@ -41,7 +41,7 @@ struct ManyHostsMemoryTests {
     @Test func residentMemoryStaysBoundedFromOneThousandToFiveThousandHosts() async throws {
         guard await NginxServer.isRunning() else { Issue.record(NginxServer.skipMessage); return }
         let port = try #require(NginxServer.environment["COURIER_NGINX_ANY_LOOPBACK_PORT"], "nginx's any-loopback port")
-        let defaults = AsyncHTTPClientTransport.Configuration()
+        let defaults = EngineTransport.Configuration()
         // AsyncHTTPClient 1.37 frees a shut-down client only once its idle connections' timers have run out (the
         // idle connection timeout; see `SystemTrustRoots`): memory is then bounded by the new hosts met within that
         // time, not by all hosts ever met. Two seconds keep that window to a few hundred hosts here; with the

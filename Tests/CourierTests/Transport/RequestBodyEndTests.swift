@@ -12,14 +12,14 @@ import FoundationNetworking
 struct RequestBodyEndTests {
     /// One connection per host, and a short wait for it: a connection that stays leased fails the next request in
     /// seconds instead of hanging it.
-    private static func transport() -> AsyncHTTPClientTransport {
-        var settings = AsyncHTTPClientTransport.Configuration()
+    private static func transport() -> EngineTransport {
+        var settings = EngineTransport.Configuration()
         settings.maximumConnectionsPerHost = 1
         settings.connectionWaitTimeout = 5
-        return AsyncHTTPClientTransport(configuration: settings)
+        return EngineTransport(configuration: settings)
     }
 
-    private static func post(_ body: RequestBody, to url: URL, on transport: AsyncHTTPClientTransport) async throws -> Int {
+    private static func post(_ body: HTTPRequestBody, to url: URL, on transport: EngineTransport) async throws -> Int {
         let request = TransportRequest(url: url, method: "POST", headers: [("Content-Type", "text/plain")], body: body, timeoutInterval: 10)
         let response = try await transport.send(request)
         let data = try await response.body.collect()
@@ -43,7 +43,7 @@ struct RequestBodyEndTests {
         for round in 0..<40 {
             let transport = Self.transport()
             for _ in 0..<2 {
-                let body = source == "file" ? try RequestBody.file(file) : RequestBody.data(Data("once".utf8))
+                let body = source == "file" ? try HTTPRequestBody.file(file) : HTTPRequestBody.data(Data("once".utf8))
                 let received = try await Self.post(body, to: url, on: transport)
                 #expect(received > 0, "round \(round)")
             }
@@ -60,7 +60,7 @@ struct RequestBodyEndTests {
         defer { Task { try? await transport.shutdown(); await server.stop() } }
         let url = server.url("/status/200")
         for _ in 0..<2 {
-            let body = RequestBody(source: .producer { write in
+            let body = HTTPRequestBody(source: .producer { write in
                 try await write(Data("once".utf8))
                 try await Task.sleep(for: .milliseconds(300))
             }, length: 4)

@@ -11,12 +11,12 @@ import FoundationNetworking
 @Suite("Transport: the response body's reader")
 struct ResponseBodyReaderTests {
     /// One connection per host, so that a request still holding it makes the next one wait.
-    static func singleConnectionTransport() -> AsyncHTTPClientTransport {
-        var configuration = AsyncHTTPClientTransport.Configuration()
+    static func singleConnectionTransport() -> EngineTransport {
+        var configuration = EngineTransport.Configuration()
         configuration.maximumConnectionsPerHost = 1
         // A request left waiting for the connection fails the test in seconds rather than in five minutes.
         configuration.connectionWaitTimeout = 10
-        return AsyncHTTPClientTransport(configuration: configuration)
+        return EngineTransport(configuration: configuration)
     }
 
     @Test func droppingABodyUnreadCancelsItsRequestAndFreesTheConnection() async throws {

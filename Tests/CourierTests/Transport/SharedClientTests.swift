@@ -13,7 +13,7 @@ import FoundationNetworking
 @Suite("Transport: an HTTPClient the application owns", .timeLimit(.minutes(1)))
 struct SharedClientTests {
     static func makeClient(trusting authority: Data? = nil) throws -> HTTPClient {
-        var configuration = AsyncHTTPClientTransport.sharedClientConfiguration
+        var configuration = EngineTransport.sharedClientConfiguration
         if let authority {
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(authority), format: .der)])
@@ -41,7 +41,7 @@ struct SharedClientTests {
     }
 
     func requestsGoThroughTheClientAndShutdownsLeaveItRunning(_ client: HTTPClient) async throws {
-        let transport = AsyncHTTPClientTransport(sharing: client)
+        let transport = EngineTransport(sharing: client)
         var configuration = SessionConfiguration.ephemeral
         configuration.transport = transport
         let manager = URLSessionManager(configuration: configuration)
@@ -61,7 +61,7 @@ struct SharedClientTests {
         _ = try await direct.body.collect(upTo: 1 << 20)
 
         // …and the transport sent through it: once the application shuts it down, the transport's requests fail.
-        let second = AsyncHTTPClientTransport(sharing: client)
+        let second = EngineTransport(sharing: client)
         _ = try await Exchange(request: URLRequest(url: try await Fixtures.url("/get")), configuration: .init(transport: second)).result()
         try await client.shutdown()
         await #expect(throws: (any Error).self) {
@@ -73,7 +73,7 @@ struct SharedClientTests {
         let server = try await TestServer.start(tls: TestServerTLS(http2: true))
         defer { Task { try? await server.shutdown() } }
         try await Self.withClient(trusting: server.certificateAuthorityDER) { client in
-            let transport = AsyncHTTPClientTransport(sharing: client)
+            let transport = EngineTransport(sharing: client)
             let url = try #require(URL(string: "/get", relativeTo: server.baseURL)?.absoluteURL)
             let result = try await Exchange(request: URLRequest(url: url), configuration: .init(transport: transport)).result()
             #expect(result.response.statusCode == 200)
@@ -89,19 +89,19 @@ struct SharedClientTests {
         defer { Task { try? await client.shutdown(); try? await server.shutdown() } }
         let url = try #require(URL(string: "/get", relativeTo: server.baseURL)?.absoluteURL)
 
-        var pinned = AsyncHTTPClientTransport.Configuration()
+        var pinned = EngineTransport.Configuration()
         let host = try #require(url.host)
         pinned.securityPolicies = [host: SecurityPolicy(pinningMode: .publicKey, pinnedCertificates: [])]
-        let refusesPin = AsyncHTTPClientTransport(sharing: client, configuration: pinned)
+        let refusesPin = EngineTransport(sharing: client, configuration: pinned)
         let pinError = await #expect(throws: SharedClientError.self) {
             _ = try await Exchange(request: URLRequest(url: url), configuration: .init(transport: refusesPin)).result()
         }
         #expect(pinError == .securityPolicyNeedsOwnClient(host: host))
-        #expect(pinError?.localizedDescription.contains("AsyncHTTPClientTransport(configuration:)") == true)
+        #expect(pinError?.localizedDescription.contains("EngineTransport(configuration:)") == true)
 
-        var proxied = AsyncHTTPClientTransport.Configuration()
+        var proxied = EngineTransport.Configuration()
         proxied.proxy = .all(try ProxyServer(url: "http://127.0.0.1:9"))
-        let refusesProxy = AsyncHTTPClientTransport(sharing: client, configuration: proxied)
+        let refusesProxy = EngineTransport(sharing: client, configuration: proxied)
         await #expect(throws: SharedClientError.self) {
             _ = try await Exchange(request: URLRequest(url: try await Fixtures.url("/get")), configuration: .init(transport: refusesProxy)).result()
         }

@@ -9,12 +9,12 @@ import FoundationNetworking
 
 @Suite("Transport over TLS, HTTP/1.1 and HTTP/2")
 struct TLSTransportTests {
-    static func transport(trusting server: TestServer, http1Only: Bool = false) throws -> AsyncHTTPClientTransport {
+    static func transport(trusting server: TestServer, http1Only: Bool = false) throws -> EngineTransport {
         let ca = try #require(server.certificateAuthorityDER)
-        var configuration = AsyncHTTPClientTransport.Configuration()
+        var configuration = EngineTransport.Configuration()
         configuration.securityPolicy.trustedRootCertificates = [ca]
         configuration.httpVersion = http1Only ? .http1Only : .automatic
-        return AsyncHTTPClientTransport(configuration: configuration)
+        return EngineTransport(configuration: configuration)
     }
 
     @Test(arguments: [false, true])
@@ -42,7 +42,7 @@ struct TLSTransportTests {
 
     @Test func untrustedServerIsRejected() async throws {
         let server = try await TestServer.start(tls: true)
-        let transport = AsyncHTTPClientTransport()
+        let transport = EngineTransport()
         defer { Task { try? await transport.shutdown(); try? await server.shutdown() } }
         await #expect {
             _ = try await Exchange(request: URLRequest(url: server.baseURL.appendingPathComponent("get")),
@@ -54,7 +54,7 @@ struct TLSTransportTests {
         #expect(server.requestLog.count == 0, "no request reached the server")
     }
 
-    static func negotiatedVersion(server: TestServer, transport: AsyncHTTPClientTransport) async throws -> String {
+    static func negotiatedVersion(server: TestServer, transport: EngineTransport) async throws -> String {
         let response = try await transport.send(TransportRequest(url: server.baseURL.appendingPathComponent("get")))
         _ = try await response.body.collect()
         return response.httpVersion

@@ -35,12 +35,12 @@ struct TransportFailureTests {
     }
 
     /// The engine fails a request on a client that is shutting down without calling its delegate; every request that
-    /// races ``AsyncHTTPClientTransport/shutdown()`` must still end (before the fix, one in a few runs waited for ever).
+    /// races ``EngineTransport/shutdown()`` must still end (before the fix, one in a few runs waited for ever).
     /// The requests run in tasks of their own, so that one that never ends fails the test instead of hanging it.
     @Test func requestsRacingShutdownAllEnd() async throws {
         let url = try await Fixtures.url("/get")
         for round in 0..<20 {
-            let transport = AsyncHTTPClientTransport()
+            let transport = EngineTransport()
             _ = try await transport.send(TransportRequest(url: url)).body.collect()
             let (ended, ending) = AsyncStream.makeStream(of: Void.self)
             for _ in 0..<20 {

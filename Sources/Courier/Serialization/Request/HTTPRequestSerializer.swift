@@ -39,7 +39,7 @@ open class HTTPRequestSerializer: URLRequestSerialization, @unchecked Sendable {
 
     /// Whether created requests may use a cellular radio. Default: `true`.
     ///
-    /// Stored on the request as Foundation does; the NIO engine (AsyncHTTPClientTransport) has no
+    /// Stored on the request as Foundation does; the NIO engine (EngineTransport) has no
     /// notion of interface kinds and does not act on it.
     public var allowsCellularAccess: Bool {
         get { settings.withLock { $0.allowsCellularAccess } }

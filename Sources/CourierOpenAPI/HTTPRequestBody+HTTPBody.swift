@@ -2,14 +2,14 @@ import Courier
 import Foundation
 import OpenAPIRuntime
 
-extension RequestBody {
+extension HTTPRequestBody {
     /// The Courier body for `body`: read into memory first when its length is known and at most `limit` bytes (so
     /// it can be sent again), otherwise streamed from its sequence as the connection takes it, with its length
     /// when known (else chunked).
     /// - Throws: the error of `body`'s sequence while a buffered body is read, or
     ///   ``CourierTransportError/requestBodyLengthMismatch(declared:produced:)`` when it produces another number of
     ///   bytes than its length says. (A streamed body of the wrong length fails in the transport.)
-    static func streaming(_ body: HTTPBody, bufferingUpTo limit: Int) async throws -> RequestBody {
+    static func streaming(_ body: HTTPBody, bufferingUpTo limit: Int) async throws -> HTTPRequestBody {
         switch body.length {
         case .known(let length) where length < 0:
             // No body has a negative length: sent as one whose length is unknown.
@@ -36,7 +36,7 @@ extension RequestBody {
     }
 }
 
-/// An `HTTPBody`'s chunks as `Data`, for ``Courier/RequestBody/asyncSequence(_:length:)``.
+/// An `HTTPBody`'s chunks as `Data`, for `HTTPRequestBody.asyncSequence(_:length:)`.
 struct HTTPBodyChunks: AsyncSequence, Sendable {
     typealias Element = Data
 

@@ -1,7 +1,10 @@
 import Foundation
 
 /// One stored cookie, with the RFC 6265 attributes that decide where it is sent.
-public struct Cookie: Sendable, Hashable, Codable {
+///
+/// Its earlier name, `Cookie`, stays a deprecated alias for one release: Hummingbird, whose users import it beside
+/// Courier, has a public `Cookie` too.
+public struct StoredCookie: Sendable, Hashable, Codable {
     /// The cookie's name.
     public var name: String
     /// The cookie's value.
@@ -93,7 +96,7 @@ enum CookieRules {
 
     /// RFC 6265bis §4.1.3: a name starting `__Secure-` needs `Secure`; one starting `__Host-` needs `Secure`, no
     /// `Domain` (host-only) and the path `/`. The prefixes are matched without regard to case (§5.7 step 20).
-    static func keepsPrefixRules(_ cookie: Cookie) -> Bool {
+    static func keepsPrefixRules(_ cookie: StoredCookie) -> Bool {
         let name = cookie.name.lowercased()
         if name.hasPrefix("__secure-") { return cookie.isSecure }
         if name.hasPrefix("__host-") { return cookie.isSecure && cookie.isHostOnly && cookie.path == "/" }
@@ -106,3 +109,7 @@ enum CookieRules {
         return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
     }
 }
+
+/// ``StoredCookie``'s earlier name, kept for one release.
+@available(*, deprecated, renamed: "StoredCookie", message: "renamed to avoid colliding with Hummingbird's Cookie")
+public typealias Cookie = StoredCookie

@@ -8,7 +8,10 @@ import FoundationNetworking
 ///
 /// The transport streams every kind with backpressure and sends an exact `Content-Length` when
 /// ``length`` is known, `Transfer-Encoding: chunked` otherwise.
-public struct RequestBody: Sendable {
+///
+/// Its earlier name, `RequestBody`, stays a deprecated alias for one release: Hummingbird, whose users import it
+/// beside Courier, has a public `RequestBody` too.
+public struct HTTPRequestBody: Sendable {
     /// Where the bytes come from.
     public enum Source: Sendable {
         /// Bytes in memory.
@@ -35,15 +38,15 @@ public struct RequestBody: Sendable {
     }
 
     /// A body held in memory.
-    public static func data(_ data: Data) -> RequestBody {
-        RequestBody(source: .data(data), length: Int64(data.count))
+    public static func data(_ data: Data) -> HTTPRequestBody {
+        HTTPRequestBody(source: .data(data), length: Int64(data.count))
     }
 
     /// A body read from a file as it is sent.
     /// - Throws: `URLError(.fileDoesNotExist)` when the file is missing, `URLError(.noPermissionsToReadFile)`
     ///   when it cannot be read, `URLError(.fileIsDirectory)` for a directory.
-    public static func file(_ url: URL) throws -> RequestBody {
-        RequestBody(source: .file(url), length: try FileBodyInfo.length(of: url))
+    public static func file(_ url: URL) throws -> HTTPRequestBody {
+        HTTPRequestBody(source: .file(url), length: try FileBodyInfo.length(of: url))
     }
 
     /// A body read from an input stream. The stream can be sent once; a redirect or
@@ -52,9 +55,9 @@ public struct RequestBody: Sendable {
     /// - Parameters:
     ///   - stream: The stream, not yet opened.
     ///   - length: Its exact length, or `nil` to send it chunked. Default `nil`.
-    public static func inputStream(_ stream: sending InputStream, length: Int64? = nil) -> RequestBody {
+    public static func inputStream(_ stream: sending InputStream, length: Int64? = nil) -> HTTPRequestBody {
         let once = OneShotStream(stream)
-        return RequestBody(source: .inputStream({ try once.take() }), length: length)
+        return HTTPRequestBody(source: .inputStream({ try once.take() }), length: length)
     }
 
     /// A body produced by an asynchronous sequence of `Data` chunks.
@@ -64,8 +67,8 @@ public struct RequestBody: Sendable {
     public static func asyncSequence<Chunks: AsyncSequence & Sendable>(
         _ sequence: Chunks,
         length: Int64? = nil
-    ) -> RequestBody where Chunks.Element == Data {
-        RequestBody(
+    ) -> HTTPRequestBody where Chunks.Element == Data {
+        HTTPRequestBody(
             source: .producer({ write in
                 for try await chunk in sequence { try await write(chunk) }
             }),
@@ -151,3 +154,7 @@ enum FileBodyInfo {
         return (attributes[.size] as? NSNumber)?.int64Value ?? 0
     }
 }
+
+/// ``HTTPRequestBody``'s earlier name, kept for one release.
+@available(*, deprecated, renamed: "HTTPRequestBody", message: "renamed to avoid colliding with Hummingbird's RequestBody")
+public typealias RequestBody = HTTPRequestBody

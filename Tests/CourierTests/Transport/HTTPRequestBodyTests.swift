@@ -13,7 +13,7 @@ struct RequestBodyTests {
         return Data((0..<(3 * 1024 * 1024 + 17)).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }()
 
-    func send(_ body: RequestBody, method: String = "PUT") async throws -> [String: Any] {
+    func send(_ body: HTTPRequestBody, method: String = "PUT") async throws -> [String: Any] {
         var request = URLRequest(url: try await Fixtures.url("/anything/body"))
         request.httpMethod = method
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
@@ -85,10 +85,10 @@ struct RequestBodyTests {
     }
 
     @Test func missingFileIsAThrownError() {
-        #expect { _ = try RequestBody.file(URL(fileURLWithPath: "/nonexistent/courier")) } throws: {
+        #expect { _ = try HTTPRequestBody.file(URL(fileURLWithPath: "/nonexistent/courier")) } throws: {
             ($0 as? URLError)?.code == .fileDoesNotExist
         }
-        #expect { _ = try RequestBody.file(URL(fileURLWithPath: "/tmp")) } throws: {
+        #expect { _ = try HTTPRequestBody.file(URL(fileURLWithPath: "/tmp")) } throws: {
             ($0 as? URLError)?.code == .fileIsDirectory
         }
     }

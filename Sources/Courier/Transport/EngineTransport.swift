@@ -11,7 +11,10 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// Courier's default transport: AsyncHTTPClient on SwiftNIO.
+/// Courier's default transport: AsyncHTTPClient on SwiftNIO, the engine under every session and operation.
+///
+/// Its earlier name, `AsyncHTTPClientTransport`, stays a deprecated alias for one release: swift-openapi-async-http-client's
+/// transport, which OpenAPI users import beside Courier, has that name too.
 ///
 /// HTTP/1.1 and HTTP/2, redirects disabled (the exchange follows them), connection establishment
 /// not retried (failures are reported at once, as URLSession does). HTTPS connections are checked by
@@ -22,7 +25,7 @@ import FoundationNetworking
 /// first use, all on NIO's shared event loops): two policies never share a connection. The requests to one origin and
 /// their connections stay on one event loop (origins spread over the group), so no response callback crosses threads. Call
 /// ``shutdown()`` when done; a transport released without it shuts its clients down in the background.
-public final class AsyncHTTPClientTransport: HTTPTransport {
+public final class EngineTransport: HTTPTransport {
     private let clients: EngineClientPool
     private let threadPool: NIOThreadPool
     /// Checks every request's timeouts (see ``TimeoutSweeper``).
@@ -341,7 +344,7 @@ public final class AsyncHTTPClientTransport: HTTPTransport {
     }
 }
 
-extension AsyncHTTPClientTransport {
+extension EngineTransport {
     /// The URL the engine connects to for a plain-HTTP request forwarded by an HTTP proxy: the proxy's address with
     /// the request's path and query. The origin goes into `Host` (from which ``AbsoluteFormRequestWriter`` rebuilds
     /// the absolute target), and the proxy's credentials into `Proxy-Authorization` unless the caller set one.
@@ -454,3 +457,7 @@ private final class EngineBodyReader: Sendable {
         delegate.readerLeft()
     }
 }
+
+/// ``EngineTransport``'s earlier name, kept for one release.
+@available(*, deprecated, renamed: "EngineTransport", message: "renamed to avoid colliding with swift-openapi-async-http-client's AsyncHTTPClientTransport")
+public typealias AsyncHTTPClientTransport = EngineTransport

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import NIOCore
 
-extension AsyncHTTPClientTransport {
+extension EngineTransport {
     /// Creates a transport that sends every request through `client`, an `HTTPClient` your application owns (a server
     /// application usually has one), sharing its connection pool and event loops. ``shutdown()`` leaves `client`
     /// running: shutting it down stays yours.

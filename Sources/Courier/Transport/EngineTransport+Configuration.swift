@@ -4,11 +4,11 @@ import Logging
 import NIOCore
 import NIOSSL
 
-extension AsyncHTTPClientTransport {
+extension EngineTransport {
     /// Which HTTP versions the transport may use.
     public typealias HTTPVersionPolicy = Courier.HTTPVersionPolicy
 
-    /// Settings of an ``AsyncHTTPClientTransport``.
+    /// Settings of an ``EngineTransport``.
     public struct Configuration: Sendable {
         /// How long an unused pooled connection stays open. Default 60 s.
         public var idleConnectionTimeout: TimeInterval = 60

@@ -1,1 +1,0 @@
-../../../Sources/Courier/Cookies/Cookie.swift

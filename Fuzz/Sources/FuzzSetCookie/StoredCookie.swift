@@ -1,0 +1,1 @@
+../../../Sources/Courier/Cookies/StoredCookie.swift
