@@ -1,6 +1,6 @@
 /// The event-stream interpretation of the WHATWG HTML standard ("Parsing an event stream" and "Interpreting an event
 /// stream"): bytes in, dispatched events out. One parser reads one connection's body; the last event ID and the
-/// reconnection time it learned outlive it (``ServerSentEventStream`` hands them to the next connection's parser).
+/// reconnection time it learned outlive it (its caller hands them to the next connection's parser).
 ///
 /// Hand-written: no maintained Swift package parses the format on the engine's byte chunks (EventSource-style clients
 /// bring their own transport), and the rules are a page long. (Package-wide: `courier --stream` prints the events of an

@@ -20,7 +20,7 @@ struct DisplayOptions: ParsableArguments {
     @Flag(help: "Build the request and print it (head and body) without sending it.")
     var offline = false
 
-    @Flag(name: [.customShort("S"), .long], help: "Print the body as it arrives, instead of holding a JSON body to format it whole: line by line (line-delimited JSON), or event by event for text/event-stream (Server-Sent Events), each JSON line or event data formatted on a terminal.")
+    @Flag(name: [.customShort("S"), .long], help: "Print the body as it arrives, instead of holding a JSON body to format it whole: line by line (line-delimited JSON), or event by event for text/event-stream (Server-Sent Events), each JSON line or event data formatted on a terminal. An event stream printed event by event whose connection fails mid-stream is opened again after the server's retry: delay (3 s by default), with Last-Event-ID; a stream the server ends cleanly ends the command.")
     var stream = false
 
     enum PrettyStyle: String, ExpressibleByArgument {

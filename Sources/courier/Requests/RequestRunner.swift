@@ -62,7 +62,7 @@ struct RequestRunner {
         if options.display.offline { return }
 
         let cache = try options.kept.httpCache()
-        let transport = AsyncHTTPClientTransport(configuration: transportConfiguration)
+        let transport = EngineTransport(configuration: transportConfiguration)
         var configuration = ExchangeConfiguration(transport: transport, settings: settings)
         configuration.cache = cache
         configuration.cookieJar = session?.jar ?? CookieJar()
@@ -99,47 +99,73 @@ struct RequestRunner {
 
         // A retry whose wait would pass --max-time fails at once rather than wait (the deadline below stops the rest).
         configuration.deadline = try options.maxTime.map { ContinuousClock.now.advanced(by: .seconds($0)) }
-        let exchange = Exchange(request: request, configuration: configuration)
-        let deadline = try options.maxTime.map { RequestDeadline(seconds: $0, exchange: exchange) }
+        let deadline = try options.maxTime.map { RequestDeadline(seconds: $0) }
         defer { deadline?.disarm() }
-        let outcome: Result<ExchangeResult, any Error>
-        do {
-            let result = try await exchange.result()
-            deadline?.watch(result.body)
-            outcome = .success(result)
-        } catch {
-            outcome = .failure(error)
-        }
-        for display in [upload, download].compactMap({ $0 }) {
-            if case .success = outcome { display.finish() } else { display.abandon() }
-        }
-        defer {
-            if options.verbose {
-                StandardStreams.writeError(VerboseTrace(metrics: exchange.metrics).lines.map { $0 + "\n" }.joined())
+        // One connection, or with `--stream` an event stream's connections: one that fails mid-stream is opened again
+        // where the stream stopped (EventStreamPosition).
+        var attempt = request
+        var eventStream = EventStreamPosition()
+        while true {
+            let exchange = Exchange(request: attempt, configuration: configuration)
+            deadline?.watch(exchange)
+            let outcome: Result<ExchangeResult, any Error>
+            do {
+                let result = try await exchange.result()
+                deadline?.watch(result.body)
+                outcome = .success(result)
+            } catch {
+                outcome = .failure(error)
+            }
+            for display in [upload, download].compactMap({ $0 }) {
+                if case .success = outcome { display.finish() } else { display.abandon() }
+            }
+            defer {
+                if options.verbose {
+                    StandardStreams.writeError(VerboseTrace(metrics: exchange.metrics).lines.map { $0 + "\n" }.joined())
+                }
+            }
+            do {
+                let result = try outcome.get()
+                try await printResponse(result, output: output, printer: printer, selection: selection, eventStream: &eventStream)
+                try session?.save(given: given, itemHeaders: itemHeaders, for: requestURL)
+                try? await transport.shutdown()
+                if options.checkStatus && result.response.statusCode >= 400 {
+                    throw CLIFailure(status: .httpError, message: "HTTP \(result.response.statusCode) from \(result.request.url?.absoluteString ?? urlText)")
+                }
+                return
+            } catch let failure as CLIFailure {
+                try? await transport.shutdown()
+                throw failure
+            } catch {
+                if let deadline, deadline.hasExpired {
+                    try? await transport.shutdown()
+                    throw CLIFailure(status: .network, message: "the request took longer than --max-time \(Self.seconds(deadline.seconds)) s and was stopped")
+                }
+                let delay = eventStream.reconnectionDelay
+                guard let next = eventStream.reconnection(of: attempt, after: error),
+                      configuration.deadline.map({ ContinuousClock.now.advanced(by: delay) < $0 }) ?? true else {
+                    try? await transport.shutdown()
+                    throw CLIFailure(status: .network, message: TransferFailureMessage.describe(error))
+                }
+                StandardStreams.writeError(Self.reconnectionLine(after: error, delay: delay, lastEventID: next.value(forHTTPHeaderField: "Last-Event-ID")))
+                try? await Task.sleep(for: delay)
+                attempt = next
             }
         }
-        do {
-            let result = try outcome.get()
-            try await printResponse(result, output: output, printer: printer, selection: selection)
-            try session?.save(given: given, itemHeaders: itemHeaders, for: requestURL)
-            try? await transport.shutdown()
-            if options.checkStatus && result.response.statusCode >= 400 {
-                throw CLIFailure(status: .httpError, message: "HTTP \(result.response.statusCode) from \(result.request.url?.absoluteString ?? urlText)")
-            }
-        } catch let failure as CLIFailure {
-            throw failure
-        } catch {
-            try? await transport.shutdown()
-            if let deadline, deadline.hasExpired {
-                throw CLIFailure(status: .network, message: "the request took longer than --max-time \(Self.seconds(deadline.seconds)) s and was stopped")
-            }
-            throw CLIFailure(status: .network, message: TransferFailureMessage.describe(error))
-        }
+    }
+
+    /// The line on standard error before an event stream is opened again.
+    private static func reconnectionLine(after error: any Error, delay: Duration, lastEventID: String?) -> String {
+        let from = lastEventID.map { " with Last-Event-ID: \($0)" } ?? ""
+        return "courier: the event stream's connection failed (\(TransferFailureMessage.describe(error))); reconnecting in \(Self.seconds(delay.seconds)) s\(from)\n"
     }
 
     /// The parts `selection` asks for: the status line or the whole head, then the body, streamed to standard output
     /// as it arrives (or already in `output`). A body not asked for is read and dropped.
-    private func printResponse(_ result: ExchangeResult, output: URL?, printer: ResponsePrinter, selection: DisplayOptions.Selection) async throws {
+    private func printResponse(
+        _ result: ExchangeResult, output: URL?, printer: ResponsePrinter, selection: DisplayOptions.Selection,
+        eventStream: inout EventStreamPosition
+    ) async throws {
         if selection.statusLine || selection.responseHead {
             try printer.printHead(result.response, httpVersion: result.metrics.transactions.last?.httpVersion, headerFields: selection.responseHead)
         }
@@ -149,7 +175,7 @@ struct RequestRunner {
             if selection.responseBody {
                 _ = try await printer.printBody(
                     body, contentType: result.response.value(forHTTPHeaderField: "Content-Type"),
-                    separated: selection.statusLine || selection.responseHead
+                    separated: selection.statusLine || selection.responseHead, eventStream: &eventStream
                 )
             } else {
                 for try await _ in body {}

@@ -67,18 +67,24 @@ struct ResponsePrinter {
     }
 
     /// Prints `body` (after a blank line when `separated` from a head printed before it; none for an empty body)
-    /// and returns its length.
-    func printBody(_ body: ResponseBodyStream, contentType: String?, separated: Bool) async throws -> Int64 {
+    /// and returns its length. An event stream printed event by event records in `eventStream` where it stands, also
+    /// when its connection fails, for ``EventStreamPosition/reconnection(of:after:)``.
+    func printBody(
+        _ body: ResponseBodyStream, contentType: String?, separated: Bool, eventStream: inout EventStreamPosition
+    ) async throws -> Int64 {
+        eventStream.isEventStream = streamsLines && formatsBodies && Self.isEventStream(contentType)
         var chunks = body.makeAsyncIterator()
         guard let first = try await chunks.next() else { return 0 }
         if separated { try write(Data("\n".utf8)) }
         var count = Int64(first.count)
-        if streamsLines, formatsBodies, Self.isEventStream(contentType) {
+        if eventStream.isEventStream {
             // Each event goes out as soon as its blank line arrives, its data formatted when it is JSON.
-            var parser = ServerSentEventParser(limit: StreamedLines.maximumLineLength)
+            var parser = ServerSentEventParser(lastEventID: eventStream.lastEventID, limit: StreamedLines.maximumLineLength)
             var chunk: Data? = first
             while let arrived = chunk {
-                for event in try parser.events(in: arrived) { try printEvent(event) }
+                let events = try parser.events(in: arrived)
+                for event in events { try printEvent(event) }
+                eventStream.advance(events: events.count, lastEventID: parser.lastEventID, reconnectionTime: parser.reconnectionTime)
                 chunk = try await chunks.next()
                 count += Int64(chunk?.count ?? 0)
             }

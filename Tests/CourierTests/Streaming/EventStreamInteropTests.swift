@@ -127,10 +127,25 @@ struct EventStreamInteropTests {
 
 
             """)
-        let dropped = try await ChildProcess.run("courier", ["get", "--stream", "--pretty", "format", try url("/resume?stream=\(UUID().uuidString)").absoluteString])
-        #expect(dropped.standardOutput.hasPrefix("event: tick  id: 1  retry: 100\n{\n  \"n\" : 1\n}\n\n"), "\(dropped.standardOutput)")
-        // The CLI does not reconnect: the dropped connection is a network failure (exit 4).
-        #expect(dropped.status == 4, "\(dropped.standardError)")
+    }
+
+    @Test("courier get --stream opens a dropped event stream again with Last-Event-ID and ends with the server's clean end")
+    func courierStreamReconnects() async throws {
+        let stream = UUID().uuidString
+        let resumed = try await ChildProcess.run("courier", ["get", "--stream", "--pretty", "format", try url("/resume?stream=\(stream)").absoluteString])
+        #expect(resumed.status == 0, "\(resumed.standardError)")
+        let ids = resumed.standardOutput.split(separator: "\n").filter { $0.hasPrefix("event: tick") }
+        #expect(ids.map(String.init) == (1...6).map { "event: tick  id: \($0)  retry: 100" }, "\(resumed.standardOutput)")
+        // The server's retry (100 ms) is the wait, and the stream continued after event 3.
+        #expect(resumed.standardError.contains("reconnecting in 0.1 s with Last-Event-ID: 3"), "\(resumed.standardError)")
+        // The server saw the first request without Last-Event-ID, the second with 3, and no third: a clean end ends it.
+        let (seen, _) = try await URLSessionManager().data(for: URLRequest(url: try url("/seen?stream=\(stream)")))
+        #expect(String(decoding: seen, as: UTF8.self) == #"[null,"3"]"#)
+
+        // Raw bytes in a pipe are not reconnected (what was written could end inside an event): a network failure.
+        let raw = try await ChildProcess.run("courier", ["get", "--stream", try url("/resume?stream=\(UUID().uuidString)").absoluteString])
+        #expect(raw.standardOutput.contains(#"data: {"n": 3}"#) && !raw.standardOutput.contains(#"{"n": 4}"#), "\(raw.standardOutput)")
+        #expect(raw.status == 4, "\(raw.standardError)")
     }
 
     struct Line: Decodable, Equatable {
