@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// One stubbed request's cancellation: by the awaiting task, the exchange's ``TransportCancellation`` or the body's
+/// One stubbed request's cancellation: by the awaiting task, the exchange's `TransportCancellation` or the body's
 /// `cancel()`. Waits (the head's delay, the pause between chunks) end at once with `URLError(.cancelled)`.
 final class StubCancellation: Sendable {
     private struct State {

@@ -5,7 +5,7 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// An ``HTTPTransport`` that answers from memory: test code that uses Courier without a server, as `URLProtocol`
+/// An `HTTPTransport` that answers from memory: test code that uses Courier without a server, as `URLProtocol`
 /// stubs let URLSession users do.
 ///
 /// Every request is recorded (``requests``) with its whole body, then answered by the closure or the canned
@@ -107,7 +107,7 @@ public final class StubTransport: HTTPTransport {
     }
 
     /// The whole body, reporting its bytes as sent.
-    private static func read(_ body: RequestBody?, reporting sent: (@Sendable (Int64) -> Void)?) async throws -> Data? {
+    private static func read(_ body: HTTPRequestBody?, reporting sent: (@Sendable (Int64) -> Void)?) async throws -> Data? {
         guard let body else { return nil }
         let data: Data
         switch body.source {
