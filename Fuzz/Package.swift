@@ -26,7 +26,8 @@ let package = Package(
         .executableTarget(name: "FuzzContentDisposition", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzChallenge", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzResumeData", dependencies: ["FuzzDriver"]),
-        .executableTarget(name: "FuzzNetlink", dependencies: ["FuzzDriver"]),
+        // Its files are built by Courier only with the Reachability trait: defined here as a default build has it.
+        .executableTarget(name: "FuzzNetlink", dependencies: ["FuzzDriver"], swiftSettings: [.define("Reachability")]),
         .executableTarget(name: "FuzzQueryString", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzMultipart", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzIntegrityHeader", dependencies: ["FuzzDriver"]),

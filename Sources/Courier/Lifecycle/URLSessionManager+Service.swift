@@ -1,3 +1,5 @@
+// Built with the ServiceLifecycle trait (a default one; see Package.swift).
+#if ServiceLifecycle
 import Foundation
 import ServiceLifecycle
 
@@ -13,6 +15,8 @@ import ServiceLifecycle
 /// )
 /// try await group.run()
 /// ```
+///
+/// Part of the package's `ServiceLifecycle` trait, one of its defaults.
 extension URLSessionManager: Service {
     /// Keeps the session serving until the group shuts down gracefully; then it takes no new tasks, gives the
     /// running ones ``SessionConfiguration/shutdownGracePeriod`` to finish, cancels those still running, shuts its
@@ -70,3 +74,4 @@ extension URLSessionManager: Service {
         }
     }
 }
+#endif

@@ -16,7 +16,9 @@ import Darwin
 ///
 /// On Linux the manager listens to the kernel's link, address and route notifications on a
 /// netlink socket and asks the kernel for the route to the target after each burst of them
-/// (no polling). On Apple platforms it uses SystemConfiguration's `SCNetworkReachability`.
+/// (no polling). On Apple platforms it uses SystemConfiguration's `SCNetworkReachability`. Both come with the
+/// package's `Reachability` trait, one of its defaults: a build without it has no network watcher, and every
+/// manager's status stays ``NetworkReachabilityStatus/unknown``.
 ///
 /// The status is ``NetworkReachabilityStatus/unknown`` until ``startMonitoring()`` has produced
 /// its first answer. Changes are reported on the main queue, to the block set with
@@ -69,9 +71,9 @@ public final class NetworkReachabilityManager: Sendable {
     /// The designated initializer. `namespacePath` (Linux only, for tests) watches another
     /// network namespace; `resolver` replaces `getaddrinfo` for domain targets.
     init(target: ReachabilityTarget, resolver: ReachabilityHostResolver = .system, namespacePath: String? = nil) {
-        #if os(Linux)
+        #if os(Linux) && Reachability
         monitor = NetlinkReachabilityMonitor(target: target, resolver: resolver, namespacePath: namespacePath)
-        #elseif canImport(SystemConfiguration)
+        #elseif canImport(SystemConfiguration) && Reachability
         monitor = SystemConfigurationMonitor(target: target)
         #else
         monitor = UnavailableReachabilityMonitor()

@@ -1,4 +1,4 @@
-#if canImport(SystemConfiguration) && !os(Linux)
+#if canImport(SystemConfiguration) && !os(Linux) && Reachability  // the Reachability trait (a default one)
 import Foundation
 import SystemConfiguration
 import Synchronization

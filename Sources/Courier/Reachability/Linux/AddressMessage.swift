@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && Reachability  // the Reachability trait (a default one; see Package.swift)
 /// An `ifaddrmsg` with its attributes: one address assigned to an interface.
 struct AddressMessage: Sendable, Equatable {
     static let bodySize = 8

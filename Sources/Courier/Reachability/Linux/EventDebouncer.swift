@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && Reachability  // the Reachability trait (a default one; see Package.swift)
 /// Coalesces bursts of kernel events: an evaluation is due once events have been quiet for
 /// `quietPeriod`, or `maximumDelay` after the first pending event at the latest. Times are
 /// milliseconds on any monotonic clock. Pure; no I/O.

@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && Reachability  // the Reachability trait (a default one; see Package.swift)
 /// Decides, from what the kernel says about an interface, whether it can carry traffic and
 /// whether it is cellular. Pure; no I/O.
 enum InterfaceClassifier {

@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && Reachability  // the Reachability trait (a default one; see Package.swift)
 /// An `ifinfomsg` with its attributes: one network interface as the kernel describes it.
 struct LinkMessage: Sendable, Equatable {
     static let bodySize = 16

@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && Reachability  // the Reachability trait (a default one; see Package.swift)
 /// One `rtattr`: a type and its value bytes.
 struct NetlinkAttribute: Sendable, Equatable {
     static let headerSize = 4

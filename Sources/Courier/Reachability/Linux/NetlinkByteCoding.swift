@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && Reachability  // the Reachability trait (a default one; see Package.swift)
 /// Reads host-order integers from a netlink byte buffer without trusting its lengths.
 struct NetlinkByteReader {
     let bytes: ArraySlice<UInt8>

@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && Reachability  // the Reachability trait (a default one; see Package.swift)
 /// Numeric values from the kernel's `linux/netlink.h`, `linux/rtnetlink.h`, `linux/if_link.h`
 /// and `linux/if_addr.h`, which Swift's Glibc module does not import. Written out once here.
 enum Netlink {

@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && Reachability  // the Reachability trait (a default one; see Package.swift)
 /// One netlink message: the `nlmsghdr` fields and the payload that follows the header.
 struct NetlinkMessage: Sendable, Equatable {
     static let headerSize = 16

@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && Reachability  // the Reachability trait (a default one; see Package.swift)
 /// Why a netlink buffer could not be decoded. The monitor ignores such buffers.
 enum NetlinkParseError: Error, Equatable, Sendable {
     /// Fewer bytes than a header or fixed-size body needs.

@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && Reachability  // the Reachability trait (a default one; see Package.swift)
 import Dispatch
 import Foundation
 import Glibc

@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && Reachability  // the Reachability trait (a default one; see Package.swift)
 /// Answers "is there a usable route to these addresses, and over what kind of interface?" by
 /// asking the kernel over a request socket: `RTM_GETROUTE` for the destination, `RTM_GETLINK`
 /// for the output interface, `RTM_GETADDR` for its addresses. Sends nothing to the destination.

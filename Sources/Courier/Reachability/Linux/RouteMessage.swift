@@ -1,4 +1,4 @@
-#if os(Linux)
+#if os(Linux) && Reachability  // the Reachability trait (a default one; see Package.swift)
 /// An `rtmsg` with its attributes: the question "how would you send to this address?" and the
 /// kernel's answer.
 struct RouteMessage: Sendable, Equatable {

@@ -1,3 +1,5 @@
+// Built with the XMLSerialization trait (a default one; see Package.swift).
+#if XMLSerialization
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
@@ -15,6 +17,8 @@ import Synchronization
 /// Acceptable content types: `application/xml`, `text/xml`. An empty body gives `nil`.
 ///
 /// Thread safety: the extra state (``options``) is behind a `Mutex`, like the superclass's.
+///
+/// Part of the package's `XMLSerialization` trait, one of its defaults.
 open class XMLDocumentResponseSerializer: HTTPResponseSerializer, @unchecked Sendable {
     private let documentOptions = Mutex<XMLNode.Options>([])
 
@@ -54,4 +58,5 @@ open class XMLDocumentResponseSerializer: HTTPResponseSerializer, @unchecked Sen
         }
     }
 }
+#endif
 #endif

@@ -1,3 +1,5 @@
+// Built with the XMLSerialization trait (a default one; see Package.swift).
+#if XMLSerialization
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
@@ -13,6 +15,8 @@ import FoundationNetworking
 ///
 /// Thread safety: no stored state of its own; the inherited state is behind the superclass's
 /// `Mutex`.
+///
+/// Part of the package's `XMLSerialization` trait, one of its defaults.
 open class XMLParserResponseSerializer: HTTPResponseSerializer, @unchecked Sendable {
     /// Creates a serializer accepting `application/xml` and `text/xml`.
     public required init() {
@@ -29,3 +33,4 @@ open class XMLParserResponseSerializer: HTTPResponseSerializer, @unchecked Senda
         return XMLParser(data: data)
     }
 }
+#endif

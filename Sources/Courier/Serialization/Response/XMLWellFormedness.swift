@@ -1,3 +1,5 @@
+// Built with the XMLSerialization trait (a default one; see Package.swift).
+#if XMLSerialization
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
@@ -42,3 +44,4 @@ final class XMLWellFormedness: NSObject, XMLParserDelegate {
         if firstError == nil { firstError = String(describing: validationError) }
     }
 }
+#endif
