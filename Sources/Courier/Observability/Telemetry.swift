@@ -36,6 +36,11 @@ import Tracing
 /// `url.scheme`, and `server.address` and `server.port` when ``labelsMetricsWithHost`` is on; on the duration also
 /// `http.response.status_code`, `network.protocol.version` ("1.1", "2") and, for a failure or a status of 400 or
 /// more, `error.type` (the status code, or the error's name).
+///
+/// Per connection of the transport: `http.client.open_connections` (a meter, by `network.protocol.version`: up when a
+/// connection is ready to carry requests, down when it closes; without `http.connection.state`, as the engine does not
+/// say when a pooled connection is idle) and `http.client.connection.duration` (a timer, from ready to closed), made
+/// with ``TransportSettings/metricsFactory`` or, for a session's own transport, the session's ``metricsFactory``.
 public struct Telemetry: Sendable {
     /// The tracer spans are made with. Default `nil`: `InstrumentationSystem.tracer`, as bootstrapped when each
     /// exchange starts.

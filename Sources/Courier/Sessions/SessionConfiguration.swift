@@ -185,6 +185,7 @@ public struct SessionConfiguration: Sendable {
     var ownTransportSettings: TransportSettings {
         var settings = transportSettings
         settings.logger = logger
+        if settings.metricsFactory == nil { settings.metricsFactory = telemetry.metricsFactory }
         return settings
     }
 

@@ -134,12 +134,19 @@ extension EngineTransport {
             configuration.httpVersion = httpVersion == .http1Only ? .http1Only : .automatic
             // Every connection is checked (the policy, the caller's hook) before it carries a request, and gets a
             // guard that stops response heads the engine would trap on (see ResponseHeadGuard).
+            // Each connection that passed is counted open until it closes (nothing when no metrics are bootstrapped).
+            let http1Connections = ConnectionMeasurements(factory: settings.metricsFactory, protocolVersion: "1.1")
+            let http2Connections = ConnectionMeasurements(factory: settings.metricsFactory, protocolVersion: "2")
             configuration.http1_1ConnectionDebugInitializer = { channel in
-                let checked = verifier(channel).flatMap { ResponseHeadGuard.install(onHTTP1Connection: channel) }
-                guard forwardsPlainHTTP else { return checked }
-                return checked.flatMap { AbsoluteFormRequestWriter.install(onHTTP1Connection: channel) }
+                var checked = verifier(channel).flatMap { ResponseHeadGuard.install(onHTTP1Connection: channel) }
+                if forwardsPlainHTTP { checked = checked.flatMap { AbsoluteFormRequestWriter.install(onHTTP1Connection: channel) } }
+                guard let http1Connections else { return checked }
+                return checked.map { http1Connections.opened(channel) }
             }
-            configuration.http2ConnectionDebugInitializer = verifier
+            configuration.http2ConnectionDebugInitializer = { channel in
+                guard let http2Connections else { return verifier(channel) }
+                return verifier(channel).map { http2Connections.opened(channel) }
+            }
             configuration.http2StreamChannelDebugInitializer = { channel in
                 ResponseHeadGuard.install(onHTTP2Stream: channel)
             }

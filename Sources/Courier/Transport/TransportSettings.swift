@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 
@@ -70,6 +71,11 @@ public struct TransportSettings: Sendable {
     /// checks the certificate against it, as ``securityPolicy`` says. The mapping is by name, on every port.
     /// Default empty.
     public var resolvedHosts: [String: String] = [:]
+    /// Where the transport's connection measurements go: `http.client.open_connections` and
+    /// `http.client.connection.duration` (see ``Telemetry``). Default `nil`: `MetricsSystem.factory`, as bootstrapped
+    /// when the transport makes its client for a host; a session's own transport uses its
+    /// ``Telemetry/metricsFactory`` when this is `nil`.
+    public var metricsFactory: (any MetricsFactory)?
     /// Handed to AsyncHTTPClient for its connection pool's events and each request's (connections made,
     /// reused and closed, at `debug` and `trace`). Default ``ExchangeConfiguration/silentLogger``.
     public var logger: Logger = ExchangeConfiguration.silentLogger

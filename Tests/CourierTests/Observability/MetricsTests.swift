@@ -114,6 +114,40 @@ struct MetricsTests {
         ]) == 1)
     }
 
+    /// Connections, not requests: httpbin (gunicorn) answers four concurrent requests over HTTP/1.1 connections of
+    /// their own, which the meter counts while they are open; when the session ends they close, the meter is back at
+    /// zero and each has a duration.
+    @Test func openConnectionsAreCountedUntilTheyClose() async throws {
+        let metrics = TestMetrics()
+        // A transport of the session's own (the fixtures' shared one is not the session's to measure or shut down).
+        let session = SessionFixtures.manager {
+            $0.transport = nil
+            $0.telemetry = Telemetry(metricsFactory: metrics)
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask { _ = try await session.data(for: URLRequest(url: try Self.httpbin("/delay/0.3"))) }
+            }
+            try await group.waitForAll()
+        }
+        let meters = metrics.meters(label: "http.client.open_connections")
+        #expect(meters.count == 1, "HTTP/1.1 only: no series for a version no connection spoke")
+        let open = try #require(meters.first { Self.has($0.dimensions, ["network.protocol.version": "1.1"]) })
+        // Each new connection raised the running count by one.
+        let values = open.values
+        let opened = zip([0] + values, values).filter { $1 > $0 }.count
+        #expect(opened >= 1 && opened <= 4, "\(values)")
+        #expect(values.max().map { $0 >= 1 } == true, "\(values)")
+
+        session.invalidateSessionCancelingTasks(true)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while open.lastValue != 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(open.lastValue == 0, "\(open.values)")
+        let durations = metrics.timers(label: "http.client.connection.duration").flatMap(\.values)
+        #expect(durations.count == opened)
+        #expect(durations.allSatisfy { $0 > 0 })
+    }
+
     @Test func withNothingBootstrappedNothingIsMade() {
         // The default factory is swift-metrics' no-op one in this process (no test bootstraps MetricsSystem).
         #expect(MetricsSystem.factory is NOOPMetricsHandler)
