@@ -53,7 +53,9 @@ let package = Package(
         .executable(name: "courier", targets: ["courier"]),
     ],
     // What a user who only wants sessions can leave out: `.package(url: …, from: …, traits: [])` builds Courier
-    // without them. Each only adds API or behaviour (the default, all three, is the full library).
+    // without them. Each only adds API or behaviour (the default, all three, is the full library). They guard code,
+    // not dependencies: with SwiftPM 6.3 a target dependency conditioned on a trait makes every `swift test` recompile
+    // the package's own targets (seen with a two-target package), so swift-service-lifecycle is still built.
     traits: [
         .trait(
             name: "Reachability",
@@ -65,13 +67,9 @@ let package = Package(
         ),
         .trait(
             name: "ServiceLifecycle",
-            description: "A session is a swift-service-lifecycle Service (and the package is a dependency)."
+            description: "A session is a swift-service-lifecycle Service."
         ),
-        .trait(
-            name: "Tools",
-            description: "The courier command and the test server need it (they are built only with it); without it, a package that depends on Courier does not resolve their dependencies, Hummingbird and swift-argument-parser."
-        ),
-        .default(enabledTraits: ["Reachability", "XMLSerialization", "ServiceLifecycle", "Tools"]),
+        .default(enabledTraits: ["Reachability", "XMLSerialization", "ServiceLifecycle"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -120,7 +118,7 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "OTelSemanticConventions", package: "swift-otel-semantic-conventions"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: threadSanitizerLocks + sanitized
@@ -186,10 +184,10 @@ let package = Package(
         .target(
             name: "CourierTestServer",
             dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
-                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Tools"])),
-                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Tools"])),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -198,7 +196,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Tools"])),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             swiftSettings: sanitized
         ),
@@ -210,7 +208,7 @@ let package = Package(
                 "CourierQueue",
                 "CourierQueuePostgres",
                 "CourierTestServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: sanitized,
