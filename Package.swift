@@ -87,7 +87,8 @@ let package = Package(
         .package(url: "https://github.com/swift-otel/swift-otel-semantic-conventions", from: "1.44.0", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        // Without its ConfigurationSupport trait: the test server reads no swift-configuration, which is then not built.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0", traits: ["FullFoundation"]),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.0"),
         // Streaming gzip/deflate decoding of response bodies (zlib through a maintained wrapper).
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),

@@ -30,10 +30,11 @@ struct ConnectionMeasurements: Sendable {
         let started = ContinuousClock.now
         let (factory, dimensions) = (factory, dimensions)
         channel.closeFuture.whenComplete { _ in
-            open.decrement()
+            // The duration first: whoever sees the meter fall finds the connection's duration already recorded.
             let (seconds, attoseconds) = (ContinuousClock.now - started).components
             Timer(label: "http.client.connection.duration", dimensions: dimensions, factory: factory)
                 .recordNanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            open.decrement()
         }
     }
 }
