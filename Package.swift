@@ -53,9 +53,7 @@ let package = Package(
         .executable(name: "courier", targets: ["courier"]),
     ],
     // What a user who only wants sessions can leave out: `.package(url: …, from: …, traits: [])` builds Courier
-    // without them. Each only adds API or behaviour (the default, all three, is the full library). They guard code,
-    // not dependencies: with SwiftPM 6.3 a target dependency conditioned on a trait makes every `swift test` recompile
-    // the package's own targets (seen with a two-target package), so swift-service-lifecycle is still built.
+    // without them. Each only adds API, behaviour or a tool (the default, all four, is the full package).
     traits: [
         .trait(
             name: "Reachability",
@@ -67,9 +65,13 @@ let package = Package(
         ),
         .trait(
             name: "ServiceLifecycle",
-            description: "A session is a swift-service-lifecycle Service."
+            description: "A session is a swift-service-lifecycle Service (and the package is a dependency)."
         ),
-        .default(enabledTraits: ["Reachability", "XMLSerialization", "ServiceLifecycle"]),
+        .trait(
+            name: "Tools",
+            description: "The courier command and the test server need it (they are built only with it); without it, a package that depends on Courier does not resolve their dependencies, Hummingbird and swift-argument-parser."
+        ),
+        .default(enabledTraits: ["Reachability", "XMLSerialization", "ServiceLifecycle", "Tools"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -119,7 +121,7 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "OTelSemanticConventions", package: "swift-otel-semantic-conventions"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
                 .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: threadSanitizerLocks + sanitized
@@ -185,10 +187,10 @@ let package = Package(
         .target(
             name: "CourierTestServer",
             dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "HummingbirdTLS", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "HummingbirdCore", package: "hummingbird", condition: .when(traits: ["Tools"])),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird", condition: .when(traits: ["Tools"])),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -197,7 +199,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras", condition: .when(traits: ["Tools"])),
             ],
             swiftSettings: sanitized
         ),
@@ -209,7 +211,7 @@ let package = Package(
                 "CourierQueue",
                 "CourierQueuePostgres",
                 "CourierTestServer",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: sanitized,
