@@ -17,6 +17,15 @@ struct CommonRequestOptions: ParsableArguments {
     ))
     var user: String?
 
+    @Flag(name: .customLong("netrc"), help: "Answer Basic and Digest challenges with the login and password of the request's host in ~/.netrc ($NETRC when set), or its default entry (curl's --netrc). -u wins; the file must exist.")
+    var netrc = false
+
+    @Flag(name: .customLong("netrc-optional"), help: "As --netrc, without an error when the file does not exist.")
+    var netrcOptional = false
+
+    @Option(name: .customLong("netrc-file"), help: ArgumentHelp("As --netrc, with this file.", valueName: "path"))
+    var netrcFile: String?
+
     @Option(help: ArgumentHelp("basic: send -u at once, without waiting for a challenge (HTTPie's default); digest: answer Digest challenges only; bearer: -u is a token sent as Authorization: Bearer. Default: answer whichever challenge the server sends.", valueName: "basic|digest|bearer"))
     var authType: AuthenticationType?
 
@@ -53,6 +62,9 @@ struct CommonRequestOptions: ParsableArguments {
         _ = try network.connectTimeout
         _ = try network.resolvedHosts()
         if authType != nil, user == nil { throw CLIFailure.usage("--auth-type needs -u") }
+        if [netrc, netrcOptional, netrcFile != nil].filter({ $0 }).count > 1 {
+            throw CLIFailure.usage("--netrc, --netrc-optional and --netrc-file exclude each other")
+        }
         if authType == .bearer, bearer != nil { throw CLIFailure.usage("give the token once: --auth-type bearer -u TOKEN, or --bearer TOKEN") }
         try tls.check()
     }
@@ -71,12 +83,36 @@ struct CommonRequestOptions: ParsableArguments {
     }
 
     /// The credential that answers challenges from the request's own origin (only Digest ones with
-    /// `--auth-type digest`), or `nil` (none given, or one the request carries itself: `--auth-type basic` or `bearer`).
-    func challengeCredential() throws -> ChallengeCredential? {
-        guard let user, authType == nil || authType == .digest else { return nil }
+    /// `--auth-type digest`): `-u`'s, else the netrc file's entry for the request's host; `nil` when there is none, or
+    /// when the request carries it itself (`--auth-type basic` or `bearer`).
+    func challengeCredential(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ChallengeCredential? {
+        guard let user else {
+            return try netrcFile(environment: environment).map { ChallengeCredential(source: .netrc($0), onlyScheme: nil) }
+        }
+        guard authType == nil || authType == .digest else { return nil }
         return ChallengeCredential(
-            credential: try CredentialOption.credential(parsing: user), onlyScheme: authType == .digest ? "digest" : nil
+            source: .given(try CredentialOption.credential(parsing: user)), onlyScheme: authType == .digest ? "digest" : nil
         )
+    }
+
+    /// The netrc file `--netrc`, `--netrc-optional` or `--netrc-file` names, read; `nil` without those options, or
+    /// with `--netrc-optional` when the file does not exist. `--netrc` reads `$NETRC`, else `~/.netrc`, as curl does.
+    /// - Throws: ``CLIFailure`` (usage) for a file that cannot be read or has a syntax error.
+    func netrcFile(environment: [String: String]) throws(CLIFailure) -> NetrcFile? {
+        let path: String
+        if let netrcFile {
+            path = netrcFile
+        } else if netrc || netrcOptional {
+            guard let named = environment["NETRC"].flatMap({ $0.isEmpty ? nil : $0 })
+                    ?? environment["HOME"].map({ URL(fileURLWithPath: $0).appendingPathComponent(".netrc").path }) else {
+                throw CLIFailure.usage("--netrc: neither NETRC nor HOME is set")
+            }
+            path = named
+        } else {
+            return nil
+        }
+        if netrcOptional, !FileManager.default.fileExists(atPath: path) { return nil }
+        return try NetrcFile(contentsOf: path)
     }
 
     /// `--retry` (default 0), bounded by ``NumericOption/retry``.

@@ -43,7 +43,7 @@ struct RequestRunner {
 
         if options.printCurl {
             var curl = CURLCommandOptions()
-            curl.credential = credential?.credential
+            curl.credential = credential?.credential(for: request.url)
             curl.followsRedirects = options.redirects.follow
             curl.maximumRedirects = try options.redirects.follow ? options.redirects.maxRedirects : nil
             curl.outputFile = output
