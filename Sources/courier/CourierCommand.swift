@@ -25,8 +25,15 @@ struct CourierCommand: AsyncParsableCommand {
         ]
     )
 
+    /// The release's number.
+    static let versionNumber = "0.2.0"
+
     /// `courier --version`.
-    static let version = "courier 0.2.0 (Courier, AsyncHTTPClient on SwiftNIO)"
+    static let version = "courier \(versionNumber) (Courier, AsyncHTTPClient on SwiftNIO)"
+
+    /// The `User-Agent` of every request the command sends, as curl's `curl/8.5.0` and HTTPie's `HTTPie/3.2.2`:
+    /// `-H 'User-Agent: …'` replaces it and `-H 'User-Agent:'` removes it.
+    static let userAgent = "courier/\(versionNumber)"
 
     /// Parses the arguments and runs the command, mapping every failure to Courier's exit codes
     /// (argument-parser's own usage code is 64; Courier's is 2).

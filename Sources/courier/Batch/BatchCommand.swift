@@ -194,6 +194,7 @@ struct BatchRun {
         /// - Throws: ``CLIFailure`` (usage) for a malformed `-H` or `-u`.
         init(common: CommonRequestOptions, sessionHeaders: [String: String], url: URL) throws {
             var template = URLRequest(url: url)
+            template.setValue(CourierCommand.userAgent, forHTTPHeaderField: "User-Agent")
             for (name, value) in sessionHeaders { template.setValue(value, forHTTPHeaderField: name) }
             try common.apply(to: &template)
             headerFields = template.allHTTPHeaderFields ?? [:]

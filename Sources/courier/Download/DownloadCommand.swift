@@ -93,6 +93,7 @@ struct DownloadCommand: AsyncParsableCommand {
         let common = session?.lending(to: self.common, for: url) ?? self.common
         var request = URLRequest(url: url)
         request.timeoutInterval = timeout
+        request.setValue(CourierCommand.userAgent, forHTTPHeaderField: "User-Agent")
         // The file is the resource's own bytes, so that an interrupted download continues the same representation
         // and digests describe what is saved.
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")

@@ -12,7 +12,7 @@ struct BodyInput {
     let contentType: String
 
     /// The body from `--raw`, else from standard input when it is a pipe or a file (not a terminal, not
-    /// `/dev/null`) and `--ignore-stdin` is not given; `nil` when there is none.
+    /// `/dev/null`), not empty, and `--ignore-stdin` is not given; `nil` when there is none.
     /// - Throws: ``CLIFailure`` (usage) when standard input cannot be read.
     static func read(raw: String?, contentType: String?, ignoringStandardInput: Bool) throws -> BodyInput? {
         let data: Data
@@ -24,6 +24,9 @@ struct BodyInput {
             } catch {
                 throw CLIFailure.usage("cannot read the body from standard input: \(error)")
             }
+            // An empty pipe (`true | courier get …`, a script's `< /dev/null`-like input) is no body, as with HTTPie:
+            // a GET must not gain `Content-Length: 0` and a Content-Type. `--raw ''` still sends an empty one.
+            guard !data.isEmpty else { return nil }
         } else {
             return nil
         }

@@ -63,10 +63,18 @@ struct RequestBuilder {
         return string
     }
 
+    /// `serializer` with a command line's default fields instead of an app's: courier's `User-Agent`, and no
+    /// `Accept-Language` (the process's languages are not the user's request; curl and HTTPie send none).
+    private static func serializer(_ serializer: HTTPRequestSerializer) -> HTTPRequestSerializer {
+        serializer.setValue(CourierCommand.userAgent, forHTTPHeaderField: "User-Agent")
+        serializer.setValue(nil, forHTTPHeaderField: "Accept-Language")
+        return serializer
+    }
+
     private func makeRequest(url: String, bodyItems: [RequestItem]) throws -> URLRequest {
         let hasFiles = bodyItems.contains { if case .file = $0 { true } else { false } }
         guard !bodyItems.isEmpty else {
-            return try HTTPRequestSerializer().request(method: method, urlString: url, parameters: nil)
+            return try Self.serializer(HTTPRequestSerializer()).request(method: method, urlString: url, parameters: nil)
         }
         if hasFiles || style == .multipart {
             return try multipartRequest(url: url, bodyItems: bodyItems)
@@ -82,7 +90,7 @@ struct RequestBuilder {
                 continue
             }
         }
-        let serializer = style == .json ? JSONRequestSerializer() : HTTPRequestSerializer()
+        let serializer = Self.serializer(style == .json ? JSONRequestSerializer() : HTTPRequestSerializer())
         return try serializer.request(method: method, urlString: url, parameters: fields)
     }
 
@@ -90,7 +98,7 @@ struct RequestBuilder {
         for case .file(_, let path) in bodyItems where !FileManager.default.isReadableFile(atPath: path) {
             throw CLIFailure.usage("cannot read the file \"\(path)\"")
         }
-        return try HTTPRequestSerializer().multipartFormRequest(method: method, urlString: url, parameters: nil) { form in
+        return try Self.serializer(HTTPRequestSerializer()).multipartFormRequest(method: method, urlString: url, parameters: nil) { form in
             for item in bodyItems {
                 switch item {
                 case .field(let name, let value):
