@@ -78,8 +78,7 @@ extension URLSessionManager {
                 let (response, body) = try await bytes(for: attempt)
                 if response.statusCode == 204 { return }
                 let contentType = response.value(forHTTPHeaderField: "Content-Type")
-                let mediaType = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-                guard response.statusCode == 200, mediaType == "text/event-stream" else {
+                guard response.statusCode == 200, contentType.flatMap(MediaType.init(parsing:))?.isEventStream == true else {
                     throw StreamingResponseError.notAnEventStream(status: response.statusCode, contentType: contentType)
                 }
                 var parser = ServerSentEventParser(lastEventID: lastEventID, limit: configuration.maximumEventSize)

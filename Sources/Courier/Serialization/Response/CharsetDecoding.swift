@@ -29,9 +29,9 @@ import CoreFoundation
 ///   decoders do), GBK and Big5 turn 0xFF into private-use characters and EUC-KR user-defined rows too. Foundation
 ///   drops the last byte of an odd-length UTF-16 body and returns "" for a UTF-32 one of the wrong length, so those
 ///   lengths are checked here.
-enum CharsetDecoding {
+package enum CharsetDecoding {
     /// Why a body could not be decoded as text.
-    enum Failure: Error, Equatable, Sendable {
+    package enum Failure: Error, Equatable, Sendable {
         /// The charset (as written) names no encoding Foundation can decode here: not in the registry, or without
         /// a converter on this platform.
         case unsupportedCharset(String)
@@ -79,7 +79,7 @@ enum CharsetDecoding {
     ///
     /// The encodings Foundation names (`.isoLatin2`, `.windowsCP1251`, `.shiftJIS` …) come back as those
     /// constants; the others as `String.Encoding(rawValue:)` of CF's encoding (`CFStringConvertEncodingToNSStringEncoding`).
-    static func encoding(forCharset charset: String) -> String.Encoding? {
+    package static func encoding(forCharset charset: String) -> String.Encoding? {
         let name = charset.trimmingCharacters(in: .whitespaces)
         // Almost every response says UTF-8: answered without CoreFoundation's table.
         if name.utf8.count <= 5, ["utf-8", "utf8"].contains(name.lowercased()) { return .utf8 }
@@ -114,7 +114,7 @@ enum CharsetDecoding {
     /// - Throws: ``Failure/unsupportedCharset(_:)`` when `charset` is given but ``encoding(forCharset:)`` knows no
     ///   encoding for it and no byte order mark decides (no fallback to `defaultEncoding`);
     ///   ``Failure/invalidBytes(_:)`` when the bytes are not valid in the chosen encoding.
-    static func decoding(
+    package static func decoding(
         _ data: Data, charset: String?, defaultEncoding: String.Encoding = .utf8
     ) throws(Failure) -> String {
         let bytes = [UInt8](data)

@@ -5,7 +5,7 @@
 /// Parsing follows RFC 9110 §8.3.1 leniently: whitespace around `;` and `=` is skipped, parameter
 /// values may be tokens or quoted strings (with `\` escapes), names are case-insensitive, and a
 /// malformed parameter ends the parameter list without discarding the media type.
-struct MediaType: Sendable, Equatable {
+package struct MediaType: Sendable, Equatable {
     /// The top-level type, lowercased (`text`, `application`, ...).
     let type: String
     /// The subtype, lowercased (`json`, `html`, ...).
@@ -14,13 +14,17 @@ struct MediaType: Sendable, Equatable {
     let parameters: [String: String]
 
     /// `type/subtype`, lowercased: the MIME type compared with acceptable content types.
-    var mimeType: String { "\(type)/\(subtype)" }
+    package var mimeType: String { "\(type)/\(subtype)" }
+
+    /// Whether this is `text/event-stream` (Server-Sent Events): the one check the library's event streams and the
+    /// command line's printer share.
+    package var isEventStream: Bool { type == "text" && subtype == "event-stream" }
 
     /// The `charset` parameter, if any.
-    var charset: String? { parameters["charset"] }
+    package var charset: String? { parameters["charset"] }
 
     /// Parses a `Content-Type` header value; `nil` unless it starts with `type/subtype`.
-    init?(parsing value: String) {
+    package init?(parsing value: String) {
         var scanner = HeaderValueScanner(Array(value.utf8))
         scanner.skipWhitespace()
         guard let type = scanner.token(), scanner.consume(UInt8(ascii: "/")), let subtype = scanner.token() else {
