@@ -1,4 +1,5 @@
 import ArgumentParser
+import Courier
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -22,6 +23,12 @@ struct DisplayOptions: ParsableArguments {
 
     @Flag(name: [.customShort("S"), .long], help: "Print the body as it arrives, instead of holding a JSON body to format it whole: line by line (line-delimited JSON), or event by event for text/event-stream (Server-Sent Events), each JSON line or event data formatted on a terminal. An event stream printed event by event whose connection fails mid-stream is opened again after the server's retry: delay (3 s by default), with Last-Event-ID; a stream the server ends cleanly ends the command.")
     var stream = false
+
+    @Option(name: .customLong("response-charset"), help: ArgumentHelp("Read a body as text in this charset, whatever the response says, wherever bodies are formatted (a terminal, or --pretty format; HTTPie's option).", valueName: "charset"))
+    var responseCharset: String?
+
+    @Option(name: .customLong("response-mime"), help: ArgumentHelp("Format a body as this media type, whatever the response says (application/json for JSON sent as text/plain; HTTPie's option).", valueName: "type"))
+    var responseMime: String?
 
     enum PrettyStyle: String, ExpressibleByArgument {
         case format, none
@@ -56,6 +63,20 @@ struct DisplayOptions: ParsableArguments {
         if offline { return Selection(requestHead: true, requestBody: true) }
         if verbose { return Selection(responseHead: true, responseBody: true) }
         return standardOutputIsTerminal ? Selection(statusLine: true, responseBody: true) : Selection(responseBody: true)
+    }
+
+    /// Checks `--response-charset` (a charset this platform decodes) and `--response-mime` (type/subtype).
+    /// - Throws: ``CLIFailure`` (usage).
+    func checkOverrides() throws(CLIFailure) {
+        if let responseCharset, CharsetDecoding.encoding(forCharset: responseCharset) == nil {
+            throw CLIFailure.usage("--response-charset \(responseCharset): not a charset this platform can decode")
+        }
+        if let responseMime {
+            let parts = responseMime.split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && !$0.contains(where: { $0.isWhitespace || $0 == ";" }) }) else {
+                throw CLIFailure.usage("--response-mime \(responseMime): expected type/subtype, e.g. application/json")
+            }
+        }
     }
 
     /// Whether bodies are pretty-printed.

@@ -33,10 +33,13 @@ struct RequestRunner {
         )
         let isTerminal = DisplayOptions.standardOutputIsTerminal
         let selection = try options.display.selection(verbose: options.verbose, standardOutputIsTerminal: isTerminal)
-        let printer = ResponsePrinter(
+        try options.display.checkOverrides()
+        var printer = ResponsePrinter(
             verbose: options.verbose, formatsBodies: options.display.formatsBodies(standardOutputIsTerminal: isTerminal),
             streamsLines: options.display.stream, isTerminal: isTerminal
         )
+        printer.charsetOverride = options.display.responseCharset
+        printer.mediaTypeOverride = options.display.responseMime
         let credential = try common.challengeCredential()
         let transportConfiguration = try given.transportConfiguration(timeout: try options.timeout)
         let output = try options.output.map(OutputFile.checked(path:))

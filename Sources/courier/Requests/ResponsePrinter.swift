@@ -14,7 +14,8 @@ import FoundationNetworking
 ///
 /// The body is never held whole: it goes out chunk by chunk; when bodies are formatted (a terminal's default), a
 /// JSON body is held (up to ``prettyPrintLimit``) only to be pretty-printed, one that grows past that is printed as
-/// it arrives instead, and on a terminal a binary body is counted, not shown. With `--stream`, lines are held up to
+/// it arrives instead, a text body in another charset than the terminal's is held the same way to be shown in the
+/// terminal's (``TerminalEncoding``), and on a terminal a binary body is counted, not shown. With `--stream`, lines are held up to
 /// ``StreamedLines/maximumLineLength`` each (see ``StreamedLines``). In a pipe the bytes go out as received.
 struct ResponsePrinter {
     /// The most bytes of a JSON body held to pretty-print it: 8 MiB.
@@ -27,6 +28,12 @@ struct ResponsePrinter {
     var streamsLines = false
     /// Whether standard output is a terminal (binary bodies are summarized there, as HTTPie does).
     var isTerminal = isatty(STDOUT_FILENO) == 1
+    /// `--response-charset`: the charset a body is read in where bodies are formatted, instead of the response's.
+    var charsetOverride: String?
+    /// `--response-mime`: the media type a body is formatted as, instead of the response's.
+    var mediaTypeOverride: String?
+    /// The encoding text is shown in: the terminal's (see ``TerminalEncoding``).
+    var displayEncoding = TerminalEncoding.current()
     /// Whether heads and JSON are coloured (see ``TerminalColors/enabled(isTerminal:formatsBodies:environment:)``).
     var colours: Bool { TerminalColors.enabled(isTerminal: isTerminal, formatsBodies: formatsBodies) }
 
@@ -72,6 +79,10 @@ struct ResponsePrinter {
     func printBody(
         _ body: ResponseBodyStream, contentType: String?, separated: Bool, eventStream: inout EventStreamPosition
     ) async throws -> Int64 {
+        // The charset comes from the response's own field unless --response-charset says otherwise, also when
+        // --response-mime replaces the media type.
+        let charset = charsetOverride ?? contentType.flatMap(MediaType.init(parsing:))?.charset
+        let contentType = mediaTypeOverride ?? contentType
         eventStream.isEventStream = streamsLines && formatsBodies && Self.isEventStream(contentType)
         var chunks = body.makeAsyncIterator()
         guard let first = try await chunks.next() else { return 0 }
@@ -114,6 +125,24 @@ struct ResponsePrinter {
                 return count
             }
             try write(held)
+        } else if formatsBodies, let charset, let encoding = CharsetDecoding.encoding(forCharset: charset),
+                  !TerminalEncoding.showsAsIs(encoding, on: displayEncoding) {
+            // Text in another charset than the terminal's is held (up to prettyPrintLimit) and decoded whole: a
+            // character may span two chunks, and in UTF-16 one chunk may end inside a surrogate pair. A longer body, or
+            // one that is not valid text in its charset, goes out as received.
+            var held = first
+            while held.count <= Self.prettyPrintLimit, let chunk = try await chunks.next() {
+                held.append(chunk)
+                count += Int64(chunk.count)
+            }
+            if held.count <= Self.prettyPrintLimit {
+                if let text = try? CharsetDecoding.decoding(held, charset: charset) {
+                    try write(text.data(using: displayEncoding, allowLossyConversion: true) ?? Data(text.utf8))
+                    return count
+                }
+                StandardStreams.writeError("courier: the body is not valid \(charset) text; it is shown as received\n")
+            }
+            try write(held)
         } else if formatsBodies, isTerminal, first.contains(0) {
             while let chunk = try await chunks.next() { count += Int64(chunk.count) }
             try write(Data("[binary body: \(count) bytes]\n".utf8))
@@ -152,7 +181,7 @@ struct ResponsePrinter {
 
     /// Whether `contentType` is `text/event-stream`.
     static func isEventStream(_ contentType: String?) -> Bool {
-        contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "text/event-stream"
+        contentType.flatMap(MediaType.init(parsing:))?.isEventStream == true
     }
 
     /// One event of an event stream: a line with its type, id and retry (as the stream's fields name them), then its
