@@ -69,13 +69,20 @@ struct VerboseTrace {
         return lines
     }
 
+    /// The protocol version as a line on the wire writes it: `HTTP/2` for HTTP/2 (RFC 9113, and curl's and
+    /// HTTPie's traces; the engine reports `HTTP/2.0`), `HTTP/1.1` when not known (before sending, or with no answer).
+    static func displayedVersion(_ version: String?) -> String {
+        guard let version else { return "HTTP/1.1" }
+        return version == "HTTP/2.0" ? "HTTP/2" : version
+    }
+
     /// The request line, `Host` and the header fields sorted by name; `version` is the protocol the request went
-    /// over (the answer's: `HTTP/2.0` over h2), `HTTP/1.1` when not known (before sending, or with no answer).
+    /// over (the answer's), as ``displayedVersion(_:)`` writes it.
     static func requestHead(_ request: URLRequest, version: String? = nil) -> [String] {
         guard let url = request.url else { return [] }
         var target = url.path.isEmpty ? "/" : url.path
         if let query = url.query { target += "?" + query }
-        var lines = ["\(request.httpMethod ?? "GET") \(target) \(version ?? "HTTP/1.1")"]
+        var lines = ["\(request.httpMethod ?? "GET") \(target) \(displayedVersion(version))"]
         lines.append("Host: \(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")")
         for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key.lowercased() < $1.key.lowercased() }) {
             lines.append("\(name): \(value)")
@@ -87,7 +94,7 @@ struct VerboseTrace {
     static func responseHead(_ response: HTTPURLResponse, version: String?) -> [String] {
         let phrase = HTTPURLResponse.localizedString(forStatusCode: response.statusCode).capitalized
         let reason = phrase == "Ok" ? "OK" : phrase
-        var lines = ["\(version ?? "HTTP/1.1") \(response.statusCode) \(reason)"]
+        var lines = ["\(displayedVersion(version)) \(response.statusCode) \(reason)"]
         let fields = response.allHeaderFields.map { ("\($0.key)", "\($0.value)") }.sorted { $0.0.lowercased() < $1.0.lowercased() }
         for (name, value) in fields {
             lines.append("\(name): \(value)")
