@@ -171,13 +171,35 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
     /// `Content-Length`, and the response must carry the same strong validator (unless there is none and
     /// ``continuesWithoutValidator``).
     func continuation(in response: HTTPURLResponse) -> ContentRange? {
-        guard response.statusCode == 206,
-              let range = response.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init(parsing:)),
-              range.start == offset, let length = range.length
-        else { return nil }
+        guard let range = rangeOfSameRepresentation(in: response), range.start == offset else { return nil }
         if let total = range.total {
             guard range.end == total - 1 else { return nil }  // `bytes=offset-` asks for everything after it
         }
+        // Unproven bytes are continued only by a range that says where the representation ends.
+        if validator == nil, continuesWithoutValidator { return range.total == nil ? nil : range }
+        return hasSameStrongValidator(as: response) ? range : nil
+    }
+
+    /// Whether `response` carries exactly the bytes `first...last` of the representation this resumption recorded
+    /// (a segment of `courier download --split`, asked for with `Range: bytes=first-last` and `If-Range`): a `206`
+    /// whose `Content-Range` is that range of a representation of ``completeLength`` bytes, checked as
+    /// ``continuation(in:)`` checks a single continuation (the `Content-Length`, the content coding, the same strong
+    /// validator). `false` without a validator or a recorded length: nothing would prove the segments belong together.
+    package func carriesSegment(_ response: HTTPURLResponse, first: Int64, last: Int64) -> Bool {
+        guard validator != nil, completeLength != nil, let range = rangeOfSameRepresentation(in: response),
+              range.start == first, range.end == last
+        else { return false }
+        return hasSameStrongValidator(as: response)
+    }
+
+    /// The `Content-Range` of a `206` that can belong to the recorded representation: strictly parsed, of the
+    /// recorded ``completeLength`` (when known), as long as its `Content-Length` (when sent), in the recorded content
+    /// coding and not decoded on the way. The validator is the caller's to compare.
+    private func rangeOfSameRepresentation(in response: HTTPURLResponse) -> ContentRange? {
+        guard response.statusCode == 206,
+              let range = response.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init(parsing:)),
+              let length = range.length
+        else { return nil }
         if let completeLength {
             guard range.total == completeLength else { return nil }
         }
@@ -185,9 +207,7 @@ public struct DownloadResumption: Sendable, Codable, Equatable {
         guard declared < 0 || declared == length else { return nil }
         // Bytes of one coding are never continued with bytes of another (a gzip prefix and an identity rest).
         guard response.decodedContentCoding == nil, Self.coding(of: response) == contentCoding else { return nil }
-        // Unproven bytes are continued only by a range that says where the representation ends.
-        if validator == nil, continuesWithoutValidator { return range.total == nil ? nil : range }
-        return hasSameStrongValidator(as: response) ? range : nil
+        return range
     }
 
     /// Whether `response` carries the validator the kept bytes were recorded with, compared strongly

@@ -18,12 +18,18 @@ import NIOCore
 /// - `rate`: bytes per second (default unthrottled), written in 10 pieces per second.
 /// - `abort_after`: close the connection once the body reaches this absolute offset (a response
 ///   that starts at or after it is sent whole), to test resumption after a lost connection.
+/// - `changed_from`: a range request starting at or after this offset is answered from another version of the file
+///   (seed + 1, with its own `ETag`, so an `If-Range` for the first version gets the whole new version with 200), as
+///   a file replaced while a segmented download fetches it.
 enum DownloadRoutes {
     static func register(on router: Router<ServerContext>) {
         router.get("/download/:n") { request, context in
             let length = try BytesRoutes.lengthParameter(context)
             let options = try QueryOptions(request)
-            let seed = try options.seed() ?? 0
+            let changedFrom = try options.int("changed_from", default: -1, in: -1...length)
+            let rangeStart = ByteRangeRequest(header: request.headers[.range])?.resolve(length: length)?.lowerBound
+            let firstSeed = try options.seed() ?? 0
+            let seed = changedFrom >= 0 && (rangeStart ?? -1) >= changedFrom ? firstSeed &+ 1 : firstSeed
             let rate = try options.int("rate", default: 0, in: 0...(1 << 40))
             let ignoreRange = ["1", "true", "yes"].contains(options.string("ignore_range") ?? "")
             let wrongDigest = ["1", "true", "yes"].contains(options.string("wrong_digest") ?? "")

@@ -49,6 +49,12 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-time"), parsing: .unconditional, help: ArgumentHelp("Seconds the whole download may take before it is stopped, its bytes kept for --continue (curl's --max-time; 0.001 to a year). Default: no limit.", valueName: "seconds"))
     var maxTimeGiven: OptionNumber?
 
+    @Option(name: .customLong("split"), parsing: .unconditional, help: ArgumentHelp("Fetch the file over up to N connections at once (1 to 16, aria2c's -s/-x), each asking for a segment with Range and If-Range, over HTTP/1.1. Only when the server answers Range: bytes=0-0 with a 206 stating the length and a strong validator (ETag or Last-Modified); otherwise one connection, and -v says why. A segment answered for another version of the file starts the download over. Not with --cache. Default 1.", valueName: "N"))
+    var splitGiven: OptionNumber = 1
+
+    @Option(name: .customLong("min-split-size"), parsing: .unconditional, help: ArgumentHelp("The least bytes of a --split segment (1M to 1024M, aria2c's -k): the file is cut into at most size/SIZE segments, and a connection that is done halves another's rest only when both halves keep SIZE. Default 20M.", valueName: "size"))
+    var minSplitSizeGiven: OptionNumber = OptionNumber(argument: "20M")
+
     @Flag(name: .shortAndLong, help: "Show each request sent and each response head on stderr (the redirects and challenges between them, and timings), as the request commands' -v does.")
     var verbose = false
 
@@ -69,6 +75,8 @@ struct DownloadCommand: AsyncParsableCommand {
         try kept.check()
         let url = try DownloadCommand.httpURL(url)
         let checksum = try checksumGiven.map(ExpectedChecksum.init(parsing:))
+        let split = try NumericOption.split.count(splitGiven)
+        let minimumSplitSize = try NumericOption.minSplitSize.bytes(minSplitSizeGiven)
         let directory = outputDirectory.map { URL(fileURLWithPath: $0, isDirectory: true).standardizedFileURL }
         if let directory {
             do {
@@ -104,7 +112,9 @@ struct DownloadCommand: AsyncParsableCommand {
         var stored: DownloadResumeData?
         // Bytes another program left, continued without proof that they are the start of the server's file.
         var unprovenBytes: Int64?
-        if resume {
+        // An interrupted --split download continues segment by segment, however many connections are given now.
+        let segments = resume ? try files.loadSegments() : nil
+        if resume, segments == nil {
             stored = try files.load(sending: request, confinedBy: confinement)
             if let stored, stored.url != url {
                 // The resume data names the URL after redirects, or the URL of an earlier command.
@@ -121,7 +131,14 @@ struct DownloadCommand: AsyncParsableCommand {
                 StandardStreams.writeError("courier: no resume data at \(files.resumeData.path); downloading from the start\n")
             }
         }
-        let transport = EngineTransport(configuration: try common.transportConfiguration(timeout: timeout))
+        let splits = (split > 1 || segments != nil) && stored == nil
+        var transportConfiguration = try common.transportConfiguration(timeout: timeout)
+        if splits {
+            // A connection per segment: over HTTP/2 the segments would share one connection (and its rate).
+            transportConfiguration.maximumConnectionsPerHost = max(transportConfiguration.maximumConnectionsPerHost, split)
+            transportConfiguration.httpVersion = .http1Only
+        }
+        let transport = EngineTransport(configuration: transportConfiguration)
         var transfer = DownloadTransfer(files: files, timeout: timeout, transport: transport, credential: try common.challengeCredential())
         if output == nil, !resume { transfer.serverNamed = ServerNamedTarget(urlNamed: files.output, replacesFiles: force) }
         transfer.maxTime = maxTime
@@ -132,7 +149,22 @@ struct DownloadCommand: AsyncParsableCommand {
         transfer.cookieJar = session?.jar
         transfer.sessionHeaders = confinement
         transfer.cache = try kept.httpCache()
-        let outcome = try await transfer.run(request: request, resume: stored)
+        var splitOutcome: DownloadTransfer.Outcome?
+        if splits {
+            let download = SplitDownload(transfer: transfer, connections: split, minimumSize: minimumSplitSize, confinement: confinement)
+            switch try await download.run(request: request, continuing: segments) {
+            case .ran(let outcome):
+                splitOutcome = outcome
+            case .oneConnection(let reason):
+                if verbose || split > 1 { StandardStreams.writeError("courier: one connection: \(reason)\n") }
+            }
+        }
+        let outcome: DownloadTransfer.Outcome
+        if let splitOutcome {
+            outcome = splitOutcome
+        } else {
+            outcome = try await transfer.run(request: request, resume: stored)
+        }
         try? await transport.shutdown()
         if case .failed = outcome {} else {
             // Whatever the server answered, its cookies are kept, as a request's are.
@@ -140,7 +172,8 @@ struct DownloadCommand: AsyncParsableCommand {
         }
         switch outcome {
         case .finished(let response, let saved):
-            let check = IntegrityCheck(response: response)
+            // A split file's response is the probe's: only its promises about the whole file apply.
+            let check = splitOutcome == nil ? IntegrityCheck(response: response) : IntegrityCheck(response: response).wholeRepresentationOnly()
             var verified: [String]
             do {
                 verified = try check.verify(saved)
@@ -202,7 +235,9 @@ struct DownloadCommand: AsyncParsableCommand {
 
     /// The command line that continues this download, quoted for a POSIX shell.
     private func resumeCommand(_ url: URL, _ files: DownloadFiles) -> String {
-        ["courier", "download", url.absoluteString, "-o", files.output.path, "--continue"].map(ShellQuoting.quote).joined(separator: " ")
+        let split = (try? NumericOption.split.count(splitGiven)) ?? 1
+        return (["courier", "download", url.absoluteString, "-o", files.output.path, "--continue"] + (split > 1 ? ["--split", String(split)] : []))
+            .map(ShellQuoting.quote).joined(separator: " ")
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -19,6 +19,8 @@ struct DownloadFiles {
     let partial: URL
     /// The resume data of an interrupted download.
     let resumeData: URL
+    /// The segments of an interrupted `--split` download (``SegmentRecord``).
+    let segments: URL
 
     /// The files for `output`, or when `nil` for the last path segment of `url` made safe (``SafeFileName``); a
     /// relative path is taken from `directory` (`--output-dir`), or from the current directory when it is `nil`.
@@ -28,6 +30,29 @@ struct DownloadFiles {
         self.output = URL(fileURLWithPath: path, relativeTo: directory).absoluteURL.standardizedFileURL
         partial = URL(fileURLWithPath: self.output.path + ".part")
         resumeData = URL(fileURLWithPath: self.output.path + ".courier-resume")
+        segments = URL(fileURLWithPath: self.output.path + ".courier-segments")
+    }
+
+    /// Writes `record` to ``segments``, readable by its owner only.
+    /// - Throws: ``CLIFailure`` (usage) when it cannot be written.
+    func store(_ record: SegmentRecord) throws {
+        do {
+            try PrivateFile.replace(segments, with: try JSONEncoder().encode(record))
+        } catch let failure as PrivateFile.Failure {
+            throw CLIFailure.usage("cannot write \(segments.path): \(failure.reason)")
+        }
+    }
+
+    /// The segments of an interrupted `--split` download, or `nil` when there is no record or its partial file is
+    /// gone.
+    /// - Throws: ``CLIFailure`` (usage) when the record exists but does not describe a split download.
+    func loadSegments() throws -> SegmentRecord? {
+        guard FileManager.default.fileExists(atPath: segments.path), FileManager.default.fileExists(atPath: partial.path) else { return nil }
+        do {
+            return try JSONDecoder().decode(SegmentRecord.self, from: Data(contentsOf: segments))
+        } catch {
+            throw CLIFailure.usage("\(segments.path) is not a Courier segment record (\(error)); delete it to start over")
+        }
     }
 
     /// Stores the resume data of a cancelled download task: its partial file moves to ``partial``
@@ -140,5 +165,6 @@ struct DownloadFiles {
     func removeLeftovers() {
         try? FileManager.default.removeItem(at: partial)
         try? FileManager.default.removeItem(at: resumeData)
+        try? FileManager.default.removeItem(at: segments)
     }
 }

@@ -58,7 +58,9 @@ struct DownloadTransfer {
     var maximumRedirects = 16
 
     /// Runs the download: `resume` continues an interrupted one, otherwise `request` starts afresh.
-    func run(request: URLRequest, resume: DownloadResumeData?) async throws -> Outcome {
+    /// The session configuration of the download's options (transport, idle timeout, cookies, cache, redirects,
+    /// retries), for this run and for ``SplitDownload``'s.
+    var sessionConfiguration: SessionConfiguration {
         var configuration = SessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.transport = transport
@@ -67,7 +69,11 @@ struct DownloadTransfer {
         configuration.requestSettings.followsRedirects = followsRedirects
         configuration.requestSettings.maximumRedirects = maximumRedirects
         if retry > 0 { configuration.interceptors = [RetryPolicy(retryLimit: retry, budget: nil)] }
-        let manager = URLSessionManager(configuration: configuration)
+        return configuration
+    }
+
+    func run(request: URLRequest, resume: DownloadResumeData?) async throws -> Outcome {
+        let manager = URLSessionManager(configuration: sessionConfiguration)
         manager.completionQueue = DispatchQueue(label: "courier.download.completion")
         if let credential {
             manager.setTaskDidReceiveAuthenticationChallengeBlock { _, task, challenge in

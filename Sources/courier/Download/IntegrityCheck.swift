@@ -27,6 +27,17 @@ struct IntegrityCheck: Equatable {
         digests = promises.digests
     }
 
+    private init(expectedSize: Int64?, digests: [Digest]) {
+        self.expectedSize = expectedSize
+        self.digests = digests
+    }
+
+    /// The promises about the whole file only (its size, `Repr-Digest`): for a file put together from segments, where
+    /// the response's `Content-Digest` and `Content-MD5` describe that response's bytes alone.
+    func wholeRepresentationOnly() -> IntegrityCheck {
+        IntegrityCheck(expectedSize: expectedSize, digests: digests.filter { $0.header == "Repr-Digest" })
+    }
+
     /// Whether a digest covers the file from its first byte (`Repr-Digest`, or a digest of a response that was the
     /// whole file): only then does verification prove bytes kept from before a resumption.
     var coversWholeFile: Bool { digests.contains { $0.from == 0 } }

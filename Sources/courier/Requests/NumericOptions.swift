@@ -35,6 +35,8 @@ struct NumericOption: Sendable {
         case seconds
         /// A whole number in the range.
         case count(ClosedRange<Int>)
+        /// A number of bytes in the range, written as digits with an optional `K` or `M` (KiB, MiB; aria2c's units).
+        case bytes(ClosedRange<Int64>)
     }
 
     /// The option as typed, e.g. `--max-time`.
@@ -71,6 +73,10 @@ struct NumericOption: Sendable {
     /// `queue add --delay` and `--deadline`: seconds from now.
     static let delay = NumericOption(name: "--delay", kind: .seconds)
     static let deadline = NumericOption(name: "--deadline", kind: .seconds)
+    /// `download --split`: 1 to 16 connections (aria2c's most per server).
+    static let split = NumericOption(name: "--split", kind: .count(1...16))
+    /// `download --min-split-size`: 1 MiB to 1 GiB, as aria2c's `-k`.
+    static let minSplitSize = NumericOption(name: "--min-split-size", kind: .bytes(1 << 20 ... 1 << 30))
     /// `serve --port`: 0 (a free port) to 65535.
     static let port = NumericOption(name: "--port", kind: .count(0...65_535))
 
@@ -87,6 +93,8 @@ struct NumericOption: Sendable {
             "a number of seconds from \(Self.shortestSeconds) to \(Int(Self.longestSeconds)) (a year)"
         case .count(let range):
             "a whole number from \(range.lowerBound) to \(range.upperBound)"
+        case .bytes(let range):
+            "a size from \(range.lowerBound >> 20)M to \(range.upperBound >> 20)M (digits with an optional K or M)"
         }
     }
 
@@ -103,6 +111,23 @@ struct NumericOption: Sendable {
     /// - Throws: ``CLIFailure`` (usage) unless it is a whole number in the option's range (or the option is seconds).
     func count(_ given: OptionNumber) throws(CLIFailure) -> Int {
         guard case .count(let range) = kind, let value = Int(given.text), range.contains(value) else { throw rejection(of: given) }
+        return value
+    }
+
+    /// `given` as bytes: digits, or digits followed by `K` (× 1,024) or `M` (× 1,048,576), either case.
+    /// - Throws: ``CLIFailure`` (usage) unless it is such a size in the option's range (or the option is not a size).
+    func bytes(_ given: OptionNumber) throws(CLIFailure) -> Int64 {
+        guard case .bytes(let range) = kind else { throw rejection(of: given) }
+        var digits = Substring(given.text)
+        var unit: Int64 = 1
+        switch digits.last {
+        case "K", "k": unit = 1 << 10; digits = digits.dropLast()
+        case "M", "m": unit = 1 << 20; digits = digits.dropLast()
+        default: break
+        }
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              let count = Int64(digits), case let (value, overflow) = count.multipliedReportingOverflow(by: unit), !overflow,
+              range.contains(value) else { throw rejection(of: given) }
         return value
     }
 
