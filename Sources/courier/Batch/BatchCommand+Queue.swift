@@ -20,6 +20,10 @@ extension BatchCommand {
         var relativeOutputs: [String] = []
         if let file {
             entries = try readBatch(file, directory: directory).entries
+            // A queue job holds a URL and an output; what else a manifest says would be lost on the way to a worker.
+            if checksumsFile != nil || report != nil || entries.contains(where: { !$0.mirrors.isEmpty || $0.size != nil || $0.checksum != nil || !$0.headers.isEmpty }) {
+                throw CLIFailure.usage("--queue keeps each file's URL and output only: mirrors, sizes, digests, headers, --checksums and --report are not supported with it")
+            }
             relativeOutputs = try entries.map { try BatchQueueJob.relativeOutput(of: $0, directory: directory) }
         }
         // Without a session, the header fields and credential are the same for every URL (a password is asked once).

@@ -13,7 +13,11 @@ struct BatchCommand: AsyncParsableCommand {
         abstract: "Download every URL listed in a file, several at a time.",
         discussion: """
         FILE holds one URL per line, or URL<TAB>output; blank lines and lines starting with # are \
-        ignored. The downloads run as HTTPRequestOperations on an OperationQueue (grouped with \
+        ignored. A line starting with { is a JSON Lines manifest entry: {"url": …, "output": …, "size": N, \
+        "sha256" or "sha512": HEX, "mirrors": [URL, …], "headers": {Name: value}}; the file must then have that \
+        size and digest (as with --checksums FILE, a SHA256SUMS file), and when a download fails (an error, \
+        HTTP >= 400, or a file that fails verification) the next mirror is tried. A file already at its output with \
+        the listed digest counts as done. --report json prints a JSON report of every file in place of the table. The downloads run as HTTPRequestOperations on an OperationQueue (grouped with \
         batch(of:progress:completion:)), each body streamed to its file. Progress (files done and \
         bytes) goes to standard error; one result line per file as it finishes and a summary \
         table go to standard output. A download fails on a network error or an HTTP status >= 400 \
@@ -62,6 +66,12 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(name: .customLong("timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds without data before a download fails (0.001 to a year).", valueName: "seconds"))
     var timeoutGiven: OptionNumber = 30
 
+    @Option(name: .customLong("checksums"), help: ArgumentHelp("A file of digests as sha256sum or sha512sum write them (SHA256SUMS: 'HEX  NAME' per line): each download whose output (relative to --output-dir, or its file name) is listed must have that digest, as a manifest's sha256 does.", valueName: "file"))
+    var checksumsFile: String?
+
+    @Option(name: .customLong("report"), help: ArgumentHelp("json: write a machine-readable report of every file to standard output in place of the table (url, file, bytes, sha256, attempts, seconds, status, error); the result lines go to standard error.", valueName: "format"))
+    var report: String?
+
     @Flag(help: "Replace existing files of the outputs' names (by default an existing file is never overwritten: the download is saved as NAME-1.EXT, NAME-2.EXT…).")
     var force = false
 
@@ -87,7 +97,17 @@ struct BatchCommand: AsyncParsableCommand {
         }
         guard !worker else { throw CLIFailure.usage("--worker drains a queue: give --queue STORE") }
         guard let file else { throw CLIFailure.usage("give the FILE listing the downloads") }
-        let batch = try readBatch(file, directory: directory)
+        guard report == nil || report == "json" else { throw CLIFailure.usage("--report takes json, not \(report ?? "")") }
+        var batch = try readBatch(file, directory: directory)
+        if let checksumsFile {
+            let text: String
+            do {
+                text = try String(contentsOf: URL(fileURLWithPath: checksumsFile), encoding: .utf8)
+            } catch {
+                throw CLIFailure.usage("cannot read \(checksumsFile): \(error.localizedDescription)")
+            }
+            batch = batch.verified(by: try ChecksumsFile(parsing: text, named: checksumsFile), directory: directory)
+        }
 
         // A named session is the one of the first URL's host.
         let sessionURL = batch.entries[0].url
@@ -110,15 +130,16 @@ struct BatchCommand: AsyncParsableCommand {
         var run = try makeRun(entries: batch.entries, requestParts: entryParts, concurrency: concurrency, timeout: timeout,
                               transport: transport, retryInterceptors: try common.retryInterceptors, directory: directory)
         run.cookieJar = session?.jar
+        run.reportsJSON = report == "json"
         let (results, signal) = await run.run()
         try? await transport.shutdown()
         try session?.save(given: common, for: sessionURL)
-        try Self.finish(results, stoppedBy: signal)
+        try Self.finish(results, stoppedBy: signal, json: report == "json")
     }
 
     /// Prints the summary table of `results`, and fails for a stop signal or a failed download.
-    static func finish(_ results: [BatchResult], stoppedBy signal: Int32?) throws {
-        try StandardStreams.write(BatchReport.table(results) + "\n")
+    static func finish(_ results: [BatchResult], stoppedBy signal: Int32?, json: Bool = false) throws {
+        try StandardStreams.write(json ? BatchReport.json(results) : BatchReport.table(results) + "\n")
         let failed = results.filter { !$0.succeeded }.count
         if let signal {
             throw CLIFailure(status: signal == SIGTERM ? .terminated : .interrupted,
@@ -180,6 +201,42 @@ struct BatchCommand: AsyncParsableCommand {
 }
 
 /// The downloads of one batch on an `HTTPRequestOperationManager`'s queue.
+/// When a batch's run is over: the listed downloads' batch has completed, and every mirror download started after a
+/// failure has ended. Counts what is still running (the batch itself counts as one) and resumes the waiter at zero.
+final class BatchWaiting: Sendable {
+    private struct State {
+        var running = 1
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+
+    /// The run waits through `continuation` until nothing runs.
+    func resume(_ continuation: CheckedContinuation<Void, Never>) {
+        let done = state.withLock { state -> Bool in
+            guard state.running > 0 else { return true }
+            state.waiter = continuation
+            return false
+        }
+        if done { continuation.resume() }
+    }
+
+    /// A mirror download starts.
+    func started() {
+        state.withLock { $0.running += 1 }
+    }
+
+    /// The batch, or a mirror download, has ended.
+    func ended() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.running -= 1
+            guard state.running == 0 else { return nil }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+}
+
 struct BatchRun {
     /// What one download's request carries besides its URL.
     struct RequestParts: Sendable {
@@ -226,6 +283,8 @@ struct BatchRun {
     var followsRedirects = true
     /// `--max-redirects` (default 16).
     var maximumRedirects = 16
+    /// `--report json`: standard output holds the report only, so the result lines go to standard error.
+    var reportsJSON = false
 
     /// Gives the verified `partial` file its final name `output`, replacing what is there (rename(2): one step, so a
     /// reader sees the old file or the new one whole).
@@ -279,7 +338,7 @@ struct BatchRun {
     /// SIGTERM) that cancelled the rest, if one came.
     func run() async -> (results: [BatchResult], stoppedBy: Int32?) {
         let manager = makeManager()
-        let progress = BatchProgress(total: entries.count)
+        let progress = BatchProgress(total: entries.count, resultsToStandardError: reportsJSON)
         let results = Mutex<[Int: BatchResult]>([:])
         // Ctrl-C or SIGTERM stops every download still queued or running (not the batch's final operation, which
         // must run for the summary to follow); one that has received bytes is archived first, to be continued.
@@ -293,6 +352,31 @@ struct BatchRun {
         defer { NotificationCenter.default.removeObserver(startObserver) }
 
         var made: [(download: BatchDownload, operation: HTTPRequestOperation)] = []
+        let waiting = BatchWaiting()
+        let run = self
+        // How a download ended: its result, or (when it failed and the list gives a mirror) the next mirror's download.
+        @Sendable func ended(_ ending: BatchDownload.Ending, of download: BatchDownload, index: Int, attempt: Int) {
+            if ending.failure != nil, signals.received == nil, let next = download.entry.nextMirror() {
+                progress.display.printLine("courier: \(download.entry.url.absoluteString) failed (\(ending.result.failure ?? "")); trying \(next.url.absoluteString)")
+                // The failed mirror's bytes are not continued from another server.
+                try? FileManager.default.removeItem(at: download.resumeFile.partial)
+                download.resumeFile.remove()
+                let mirror = BatchDownload(entry: next, parts: download.parts)
+                let operation = mirror.makeOperation(run: run, manager: manager, progress: progress, isStopping: { signals.received != nil }) { ending in
+                    ended(ending, of: mirror, index: index, attempt: attempt + 1)
+                }
+                downloads.withLock { $0.append((mirror, operation)) }
+                waiting.started()
+                manager.operationQueue.addOperation(operation)
+                if attempt > 1 { waiting.ended() }
+                return
+            }
+            var result = ending.result
+            result.attempts = attempt
+            results.withLock { $0[index] = result }
+            progress.report(result)
+            if attempt > 1 { waiting.ended() }
+        }
         for (index, entry) in entries.enumerated() {
             let download = BatchDownload(entry: entry, parts: requestParts[index])
             if let earlier = download.finishedEarlier(in: finishedFiles) {
@@ -302,8 +386,7 @@ struct BatchRun {
                 continue
             }
             let operation = download.makeOperation(run: self, manager: manager, progress: progress, isStopping: { signals.received != nil }) { ending in
-                results.withLock { $0[index] = ending.result }
-                progress.report(ending.result)
+                ended(ending, of: download, index: index, attempt: 1)
             }
             made.append((download, operation))
         }
@@ -311,10 +394,12 @@ struct BatchRun {
 
         downloads.withLock { $0 = made }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            waiting.resume(continuation)
             let all = URLConnectionOperation.batch(of: operations, progress: { _, _ in
                 progress.redraw()
             }, completion: { _ in
-                continuation.resume()
+                // The listed downloads are done; mirrors they started may still run.
+                waiting.ended()
             })
             manager.operationQueue.addOperations(all, waitUntilFinished: false)
             if signals.received != nil { cancelDownloads() }   // a signal that came before the operations existed

@@ -40,10 +40,35 @@ final class BatchDownload: Sendable {
     }
 
     /// The result of a download an earlier run finished and verified (and that is unchanged since), if it is one.
+    /// A file the list gives a digest for that is already at its output with that digest counts as finished too
+    /// (where HTTPie and xh would fail on the existing file).
     func finishedEarlier(in finishedFiles: BatchFinishedFiles) -> BatchResult? {
-        guard let saved = finishedFiles.finished(entry.url, output: entry.output) else { return nil }
-        return BatchResult(url: entry.url, status: nil, bytes: (try? IntegrityCheck.size(of: saved)) ?? 0,
+        let listed = entry.listedURL ?? entry.url
+        var saved = finishedFiles.finished(listed, output: entry.output)
+        if saved == nil, let checksum = entry.checksum, (try? checksum.matches(entry.output)) == true,
+           entry.size == nil || (try? IntegrityCheck.size(of: entry.output)) == entry.size {
+            saved = entry.output
+        }
+        guard let saved else { return nil }
+        return BatchResult(url: listed, status: nil, bytes: (try? IntegrityCheck.size(of: saved)) ?? 0,
                            seconds: 0, output: saved, failure: nil, alreadyComplete: true)
+    }
+
+    /// Checks `file` against what the list says of it (a manifest's `size`, `sha256`/`sha512`, or `--checksums`).
+    /// - Throws: ``IntegrityCheck/Mismatch`` on a difference; the errors of reading the file.
+    private func verifyListed(_ file: URL) throws {
+        if let size = entry.size {
+            let actual = try IntegrityCheck.size(of: file)
+            guard actual == size else {
+                throw IntegrityCheck.Mismatch(message: "size \(actual) bytes, but the list says \(size)")
+            }
+        }
+        if let checksum = entry.checksum {
+            let actual = try IntegrityCheck.hash(file, from: 0, algorithm: checksum.algorithm)
+            guard actual == checksum.digest else {
+                throw IntegrityCheck.Mismatch(message: "\(checksum.algorithm.rawValue) \(ExpectedChecksum.hex(actual)), but the list says \(ExpectedChecksum.hex(checksum.digest))")
+            }
+        }
     }
 
     /// The download's operation, made by `manager` with `run`'s settings: its body goes to the partial file, its record
@@ -58,8 +83,10 @@ final class BatchDownload: Sendable {
     ) -> HTTPRequestOperation {
         var request = URLRequest(url: entry.url)
         request.timeoutInterval = run.timeout
-        for (name, value) in parts.headerFields { request.setValue(value, forHTTPHeaderField: name) }
-        let archive = resumeFile.load(url: entry.url, headerFields: parts.headerFields, timeout: run.timeout)
+        // The list's own fields for this file go over the command's.
+        let headerFields = parts.headerFields.merging(entry.headers) { _, listed in listed }
+        for (name, value) in headerFields { request.setValue(value, forHTTPHeaderField: name) }
+        let archive = resumeFile.load(url: entry.url, headerFields: headerFields, timeout: run.timeout)
         let success: @Sendable (HTTPRequestOperation, Any?) -> Void = { [self] operation, _ in
             ended(finish(operation, error: nil, resumedEarlierBytes: archive != nil, run: run, progress: progress, isStopping: isStopping))
         }
@@ -148,11 +175,12 @@ final class BatchDownload: Sendable {
             // its final name only once they pass.
             do {
                 _ = try IntegrityCheck(response: response).verify(resumeFile.partial)
+                try verifyListed(resumeFile.partial)
                 let placed = try BatchRun.placeVerified(resumeFile.partial, at: entry.output, replacing: run.replacesFiles)
                 saved = placed
                 if placed != entry.output { note = "\(entry.output.lastPathComponent) exists and was kept" }
                 do {
-                    try run.finishedFiles.record(entry.url, output: entry.output, saved: placed)
+                    try run.finishedFiles.record(entry.listedURL ?? entry.url, output: entry.output, saved: placed)
                 } catch {
                     note = [note, "not recorded as finished: \(error)"].compactMap { $0 }.joined(separator: "; ")
                 }
@@ -184,9 +212,12 @@ final class BatchProgress: Sendable {
     /// The files of the batch, or `nil` when unknown (a worker of a shared queue).
     private let total: Int?
     private let starts = Mutex<[ObjectIdentifier: ContinuousClock.Instant]>([:])
+    /// Where the result lines go: standard output, or standard error when standard output holds a report.
+    private let resultLines: @Sendable (String) -> Void
 
-    init(total: Int?) {
+    init(total: Int?, resultsToStandardError: Bool = false) {
         self.total = total
+        resultLines = resultsToStandardError ? ProgressDisplay.standardError : ProgressDisplay.standardOutput
     }
 
     /// "3/10 files", or "3 files" when the total is unknown.
@@ -209,7 +240,7 @@ final class BatchProgress: Sendable {
     /// Counts a download that ended and prints its line.
     func report(_ result: BatchResult) {
         done.add(1, ordering: .relaxed)
-        display.printLine(BatchReport.resultLine(result), to: ProgressDisplay.standardOutput)
+        display.printLine(BatchReport.resultLine(result), to: resultLines)
     }
 
     /// Keeps each operation's start time, from the operations' start notifications, until the returned observer is

@@ -1,16 +1,38 @@
 import Foundation
 
-/// The list of downloads `courier batch` reads: one `URL` or `URL<TAB>output` per line; blank lines
-/// and lines starting with `#` are ignored.
+/// The list of downloads `courier batch` reads: one `URL` or `URL<TAB>output` per line, or a JSON Lines manifest
+/// (a line starting with `{`: see ``ManifestLine``), the two mixed if need be; blank lines and lines starting with `#`
+/// are ignored.
 struct BatchFile: Equatable {
     /// One download.
     struct Entry: Equatable {
         /// The 1-based line it came from.
         let line: Int
+        /// The URL fetched: the listed one, or a mirror tried after it failed.
         let url: URL
         /// Where the body goes: the line's output, or the URL's last path segment made safe (``SafeFileName``),
         /// relative to the output directory unless absolute.
         let output: URL
+        /// Other URLs of the same file, tried in turn when a download fails (a manifest's `mirrors`). Default none.
+        var mirrors: [URL] = []
+        /// The size the file must have (a manifest's `size`). Default `nil`: the server's word only.
+        var size: Int64?
+        /// The digest the file must have (a manifest's `sha256` or `sha512`, or a line of `--checksums`). Default `nil`.
+        var checksum: ExpectedChecksum?
+        /// Header fields of this file's requests, over the command's (a manifest's `headers`). Default none.
+        var headers: [String: String] = [:]
+        /// The URL the line lists, when ``url`` is a mirror of it; `nil` otherwise. A finished file is recorded under
+        /// it, so the next run skips the file whichever mirror served it.
+        var listedURL: URL?
+
+        /// This download from the next mirror, or `nil` when none is left.
+        func nextMirror() -> Entry? {
+            guard let mirror = mirrors.first else { return nil }
+            var next = Entry(line: line, url: mirror, output: output, mirrors: Array(mirrors.dropFirst()), size: size,
+                             checksum: checksum, headers: headers)
+            next.listedURL = listedURL ?? url
+            return next
+        }
     }
 
     /// The downloads in file order.
@@ -35,26 +57,66 @@ struct BatchFile: Equatable {
             let number = index + 1
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            if trimmed.hasPrefix("{") {
+                let entry = try ManifestLine.entry(parsing: trimmed, line: number, directory: directory)
+                if let earlier = claimed[entry.output.path] {
+                    throw Malformed(line: number, reason: "\(entry.output.path) is already the output of line \(earlier); give another \"output\"")
+                }
+                claimed[entry.output.path] = number
+                entries.append(entry)
+                continue
+            }
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
             guard fields.count <= 2 else {
                 throw Malformed(line: number, reason: "expected URL or URL<TAB>output, found \(fields.count) tab-separated fields")
             }
-            guard let url = URL(string: fields[0]), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-                  url.host != nil, !fields[0].contains(" ") else {
-                throw Malformed(line: number, reason: "not an http or https URL: \(fields[0])")
-            }
+            let url = try Self.httpURL(fields[0], line: number)
             var name = SafeFileName.forURL(url)
             if fields.count == 2 {
                 guard !fields[1].isEmpty else { throw Malformed(line: number, reason: "empty output after the tab") }
                 name = fields[1]
             }
-            let output = (name.hasPrefix("/") ? URL(fileURLWithPath: name) : directory.appendingPathComponent(name)).standardizedFileURL
+            let output = Self.output(name, in: directory)
             if let earlier = claimed[output.path] {
                 throw Malformed(line: number, reason: "\(output.path) is already the output of line \(earlier); name the output after a tab")
             }
             claimed[output.path] = number
             entries.append(Entry(line: number, url: url, output: output))
         }
+        self.entries = entries
+    }
+
+    /// `text` as an absolute http(s) URL.
+    /// - Throws: ``Malformed`` otherwise.
+    static func httpURL(_ text: String, line: Int) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host != nil, !text.contains(" ") else {
+            throw Malformed(line: line, reason: "not an http or https URL: \(text)")
+        }
+        return url
+    }
+
+    /// Where an output `name` goes: itself when absolute, else inside `directory`.
+    static func output(_ name: String, in directory: URL) -> URL {
+        (name.hasPrefix("/") ? URL(fileURLWithPath: name) : directory.appendingPathComponent(name)).standardizedFileURL
+    }
+
+    /// The entries with the digests of a `SHA256SUMS`-style file (``ChecksumsFile``) given to those that have none
+    /// of their own: matched by the output's path relative to `directory`, else by its file name.
+    func verified(by checksums: ChecksumsFile, directory: URL) -> BatchFile {
+        let prefix = directory.standardizedFileURL.path + "/"
+        let entries = self.entries.map { entry in
+            guard entry.checksum == nil else { return entry }
+            var entry = entry
+            let path = entry.output.path
+            let relative = path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+            entry.checksum = checksums.digests[relative] ?? checksums.digests[entry.output.lastPathComponent]
+            return entry
+        }
+        return BatchFile(entries: entries)
+    }
+
+    private init(entries: [Entry]) {
         self.entries = entries
     }
 }

@@ -18,6 +18,8 @@ struct BatchResult: Equatable, Sendable {
     var alreadyComplete = false
     /// What the result line adds in parentheses (the output's name was taken, say). Default `nil`.
     var note: String?
+    /// The URLs tried, mirrors included (1 for a file fetched from its listed URL). Default 1.
+    var attempts = 1
 
     init(url: URL, status: Int?, bytes: Int64, seconds: Double, output: URL?, failure: String?, alreadyComplete: Bool = false) {
         self.url = url
@@ -73,6 +75,34 @@ enum BatchReport {
         if failed > 0 { footer += ", \(failed) failed" }
         lines.append(footer)
         return lines.joined(separator: "\n")
+    }
+
+    /// `--report json`: an object with `downloads` (one object per listed file, in list order: `url` (the one that
+    /// served it, or the last one tried), `file` (the file written or kept, `null` when none), `bytes`, `sha256` (of
+    /// the file, `null` when it failed), `attempts` (URLs tried, mirrors included), `seconds`, `status` (`null` when no
+    /// response came), `error` (`null` on success) and `already_complete` (finished by an earlier run)), `succeeded`
+    /// and `failed`, with sorted keys, ending with a line break.
+    static func json(_ results: [BatchResult]) -> String {
+        let downloads: [[String: Any]] = results.map { result in
+            let digest = result.succeeded ? result.output.flatMap { try? IntegrityCheck.hash($0, from: 0, algorithm: .sha256) } : nil
+            return [
+                "url": result.url.absoluteString,
+                "file": result.output?.path ?? NSNull(),
+                "bytes": result.bytes,
+                "sha256": digest.map(ExpectedChecksum.hex) ?? NSNull(),
+                "attempts": result.attempts,
+                "seconds": (result.seconds * 1000).rounded() / 1000,
+                "status": result.status ?? NSNull(),
+                "error": result.failure ?? NSNull(),
+                "already_complete": result.alreadyComplete,
+            ]
+        }
+        let failed = results.count { !$0.succeeded }
+        let report: [String: Any] = ["downloads": downloads, "succeeded": results.count - failed, "failed": failed]
+        guard let data = try? JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]) else {
+            return "{}\n"
+        }
+        return String(decoding: data, as: UTF8.self) + "\n"
     }
 
     /// Seconds with one decimal: "0.2 s", "12.5 s".
