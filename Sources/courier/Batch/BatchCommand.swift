@@ -13,8 +13,8 @@ struct BatchCommand: AsyncParsableCommand {
         abstract: "Download every URL listed in a file, several at a time.",
         discussion: """
         FILE holds one URL per line, or URL<TAB>output; blank lines and lines starting with # are \
-        ignored. A line starting with { is a JSON Lines manifest entry: {"url": …, "output": …, "size": N, \
-        "sha256" or "sha512": HEX, "mirrors": [URL, …], "headers": {Name: value}}; the file must then have that \
+        ignored. A line starting with { is a JSON Lines manifest entry: {"url": URL, "output": NAME, "size": N, \
+        "sha256" or "sha512": HEX, "mirrors": [URL, URL], "headers": {"Name": "value"}}; the file must then have that \
         size and digest (as with --checksums FILE, a SHA256SUMS file), and when a download fails (an error, \
         HTTP >= 400, or a file that fails verification) the next mirror is tried. A file already at its output with \
         the listed digest counts as done. --report json prints a JSON report of every file in place of the table. The downloads run as HTTPRequestOperations on an OperationQueue (grouped with \
