@@ -1,4 +1,5 @@
 import ArgumentParser
+import Courier
 import Foundation
 
 /// `courier`: Courier's command-line client.
@@ -15,6 +16,9 @@ struct CourierCommand: AsyncParsableCommand {
         download), 4 network or TLS error (or standard output or the output file could not be written, e.g. a full disk), 5 download verification failed (size, Repr-Digest, \
         Content-Digest or Content-MD5), 6 some downloads of a batch failed, 130 stopped by SIGINT \
         (Ctrl-C), 141 the reader of standard output left (a closed pipe, as in `| head`), 143 stopped by SIGTERM (the shell's 128 + signal number; download keeps resume data).
+        Defaults: options under [requests], [get] … [request], [download] or [batch] in $XDG_CONFIG_HOME/courier/config \
+        (~/.config/courier/config; COURIER_CONFIG=FILE for another, empty for none) go before the command line's, \
+        which win; the environment's proxy wins over the file's --proxy.
         """,
         version: CourierCommand.version,
         subcommands: [
@@ -38,8 +42,10 @@ struct CourierCommand: AsyncParsableCommand {
     /// Parses the arguments and runs the command, mapping every failure to Courier's exit codes
     /// (argument-parser's own usage code is 64; Courier's is 2).
     static func main() async {
+        var defaults: (arguments: [String], added: [String], file: URL?) = (Array(CommandLine.arguments.dropFirst()), [], nil)
         do {
-            var command = try parseAsRoot()
+            defaults = try DefaultsFile.arguments(defaults.arguments, environment: ProcessInfo.processInfo.environment)
+            var command = try parseAsRoot(defaults.arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -54,6 +60,9 @@ struct CourierCommand: AsyncParsableCommand {
                 exit(withError: error)
             }
             StandardStreams.writeError("courier: \(fullMessage(for: error))\n")
+            if let file = defaults.file, !defaults.added.isEmpty {
+                StandardStreams.writeError("courier: note: \(file.path) added \(defaults.added.map(ShellQuoting.quote).joined(separator: " ")) before the command line's options\n")
+            }
             Foundation.exit(ExitStatus.usage.rawValue)
         }
     }

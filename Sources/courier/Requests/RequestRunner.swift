@@ -190,7 +190,8 @@ struct RequestRunner {
         value == value.rounded() ? String(format: "%.0f", value) : String(value)
     }
 
-    /// The request: items and body style through ``RequestBuilder``, then `-H` and the authentication options.
+    /// The request: items and body style through ``RequestBuilder``, then `-H` and the authentication options, then
+    /// the header items again.
     private func buildRequest(
         items: [RequestItem], body: BodyInput?, common: CommonRequestOptions, sessionHeaders: [String: String]
     ) throws -> URLRequest {
@@ -201,6 +202,11 @@ struct RequestRunner {
             request.setValue(value, forHTTPHeaderField: name)
         }
         try common.apply(to: &request)
+        // A header item wins over a -H of the same name, so that what is typed beats a -H of the defaults file
+        // (DefaultsFile puts the file's options before the command line's).
+        for case .header(let name, let value) in items {
+            request.setValue(value.isEmpty ? nil : value, forHTTPHeaderField: name)
+        }
         return request
     }
 }

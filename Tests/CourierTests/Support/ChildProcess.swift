@@ -70,7 +70,8 @@ final class ChildProcess: Sendable {
             process.executableURL = executable
             process.arguments = arguments
         }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // No defaults file of the developer's reaches a test's courier unless the test names one.
+        process.environment = ProcessInfo.processInfo.environment.merging(["COURIER_CONFIG": ""]) { $1 }.merging(environment) { $1 }
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let outPipe = Pipe(), errPipe = Pipe()
         if let standardOutput {
