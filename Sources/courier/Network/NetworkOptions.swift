@@ -29,6 +29,12 @@ struct NetworkOptions: ParsableArguments {
     ))
     var resolve: [String] = []
 
+    @Option(name: .customLong("connect-to"), help: ArgumentHelp(
+        "Connect to HOST2 for HOST1 (curl's --connect-to; repeatable): Host and TLS keep HOST1 (its certificate is checked). The engine maps names, not ports: PORT2 must be empty or PORT1, and HOST1 must be given; an empty HOST2 keeps HOST1. HOST2 is resolved through --resolve when listed there.",
+        valueName: "host1:port1:host2:port2"
+    ))
+    var connectTo: [String] = []
+
     /// `--resolve`'s entries as host → address.
     /// - Throws: ``CLIFailure`` (usage) naming an entry that is not HOST:PORT:ADDR.
     func resolvedHosts() throws(CLIFailure) -> [String: String] {
@@ -48,7 +54,50 @@ struct NetworkOptions: ParsableArguments {
             hosts[String(parts[0])] = String(address)
             hosts[parts[0].lowercased()] = String(address)
         }
+        for entry in connectTo {
+            let (from, to) = try Self.connection(entry)
+            guard let to else { continue }
+            let target = hosts[to] ?? hosts[to.lowercased()] ?? to
+            hosts[from] = target
+            hosts[from.lowercased()] = target
+        }
         return hosts
+    }
+
+    /// `--connect-to HOST1:PORT1:HOST2:PORT2` as (HOST1, HOST2), HOST2 `nil` when empty (no change); IPv6 addresses
+    /// in brackets.
+    /// - Throws: ``CLIFailure`` (usage) for another form, an empty HOST1, or a PORT2 other than PORT1.
+    static func connection(_ entry: String) throws(CLIFailure) -> (from: String, to: String?) {
+        var fields: [String] = []
+        var rest = Substring(entry)
+        // Four fields split at colons, a [bracketed] IPv6 address taken whole.
+        while fields.count < 4 {
+            if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
+                fields.append(String(rest[rest.index(after: rest.startIndex)..<close]))
+                rest = rest[rest.index(after: close)...]
+                if rest.hasPrefix(":") { rest = rest.dropFirst() } else if !rest.isEmpty || fields.count < 4 { break }
+                continue
+            }
+            if fields.count == 3 {
+                fields.append(String(rest))
+                rest = ""
+                break
+            }
+            guard let colon = rest.firstIndex(of: ":") else { break }
+            fields.append(String(rest[..<colon]))
+            rest = rest[rest.index(after: colon)...]
+        }
+        let port = { (text: String) -> Bool in text.isEmpty || Int(text).map { (1...65_535).contains($0) } == true }
+        guard fields.count == 4, rest.isEmpty, port(fields[1]), port(fields[3]), !fields.contains(where: { $0.contains(where: \.isWhitespace) }) else {
+            throw CLIFailure.usage("--connect-to \(entry): expected HOST1:PORT1:HOST2:PORT2, e.g. example.com:443:backend.internal:")
+        }
+        guard !fields[0].isEmpty else {
+            throw CLIFailure.usage("--connect-to \(entry): give HOST1 (the engine maps a named host, not every host)")
+        }
+        guard fields[3].isEmpty || fields[3] == fields[1] else {
+            throw CLIFailure.usage("--connect-to \(entry): the engine maps names, not ports: leave PORT2 empty or equal to PORT1")
+        }
+        return (fields[0], fields[2].isEmpty ? nil : fields[2])
     }
 
     /// `--connect-timeout` in seconds, bounded by ``NumericOption/connectTimeout``; `nil` when not given.

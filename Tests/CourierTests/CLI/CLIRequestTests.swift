@@ -98,6 +98,25 @@ struct CLIRequestTests {
         }
     }
 
+    /// `--connect-to HOST1:PORT1:HOST2:PORT2` (#36, item 8): the connection goes to HOST2 (through `--resolve` when it
+    /// is listed there), the request keeps HOST1; another port is refused, as the engine maps names only.
+    @Test func connectToSendsTheConnectionElsewhereAndKeepsTheHost() async throws {
+        let base = try #require(URL(string: try await Self.url("/headers")))
+        let port = try #require(base.port)
+        let named = "http://courier-connect.test:\(port)/headers"
+        for mapping in [["--connect-to", "courier-connect.test:\(port):127.0.0.1:"],
+                        ["--connect-to", "courier-connect.test::backend.test:", "--resolve", "backend.test:\(port):127.0.0.1"]] {
+            let outcome = try await Self.courier(["get", "-p", "b"] + mapping + [named])
+            #expect(outcome.status == 0, "\(mapping): \(outcome.standardError)")
+            let headers = try #require(try Self.json(outcome)["headers"] as? [String: Any])
+            #expect(headers["Host"] as? String == "courier-connect.test:\(port)", "\(headers)")
+        }
+        for bad in ["courier-connect.test:\(port):127.0.0.1:9", ":\(port):127.0.0.1:", "courier-connect.test:\(port)", "a:b:c:d"] {
+            let usage = try await Self.courier(["get", "--connect-to", bad, named])
+            #expect(usage.status == 2 && usage.standardError.contains("--connect-to"), "\(bad): \(usage.standardError)")
+        }
+    }
+
     @Test(arguments: ["/basic-auth/ann/pa:ss", "/digest-auth/auth/ann/pa:ss", "/digest-auth/auth/ann/pa:ss/SHA-256"])
     func theCredentialAnswersTheServersChallenge(path: String) async throws {
         let accepted = try await Self.courier(["get", "--check-status", "-u", "ann:pa:ss", try await Self.url(path)])

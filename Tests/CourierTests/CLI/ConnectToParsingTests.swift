@@ -1,0 +1,19 @@
+import Foundation
+import Testing
+@testable import courier
+
+/// `--connect-to`'s four fields, as curl writes them (#36, item 8).
+@Suite("courier --connect-to entries", .timeLimit(.minutes(1)))
+struct ConnectToParsingTests {
+    @Test func entriesAreReadAsCurlWritesThem() throws {
+        #expect(try NetworkOptions.connection("a.example:443:b.example:").from == "a.example")
+        #expect(try NetworkOptions.connection("a.example:443:b.example:").to == "b.example")
+        #expect(try NetworkOptions.connection("[::1]:443:[fe80::1]:443").to == "fe80::1")
+        #expect(try NetworkOptions.connection("[::1]:443:[fe80::1]:443").from == "::1")
+        #expect(try NetworkOptions.connection("a.example:443::443").to == nil)
+        #expect(try NetworkOptions.connection("a.example::b.example:").to == "b.example")
+        for bad in ["a.example:443:b.example:80", ":443:b.example:", "a.example:443:b.example", "a:x:b:", "a:443:b c:", "[::1:443:b:"] {
+            #expect(throws: CLIFailure.self, "\(bad)") { try NetworkOptions.connection(bad) }
+        }
+    }
+}
