@@ -85,6 +85,11 @@ open class URLConnectionOperation: Operation, NSCopying, Codable, @unchecked Sen
     /// The last response received, once its head has arrived.
     public var response: HTTPURLResponse? { storage.withLock { $0.response } }
 
+    /// What the operation's latest exchange measured: each hop's request and response head (redirects and challenges
+    /// included) and its timings, as a session task's metrics hold them. `nil` before the operation started; read it
+    /// once the operation has finished for the whole exchange.
+    public var metrics: ExchangeMetrics? { driver.exchange?.metrics }
+
     /// The error, if any, that ended the request; `URLError(.cancelled)` after ``cancel()``.
     open var error: (any Error)? { storage.withLock { $0.error } }
 

@@ -72,6 +72,12 @@ struct BatchCommand: AsyncParsableCommand {
     @Option(name: .customLong("report"), help: ArgumentHelp("json: write a machine-readable report of every file to standard output in place of the table (url, file, bytes, sha256, attempts, seconds, status, error); the result lines go to standard error.", valueName: "format"))
     var report: String?
 
+    @Option(name: .customLong("max-time"), parsing: .unconditional, help: ArgumentHelp("Seconds each download may take from its start before it is stopped, its bytes kept for the next run (curl's --max-time, per transfer; 0.001 to a year). Default: no limit.", valueName: "seconds"))
+    var maxTimeGiven: OptionNumber?
+
+    @Flag(name: .shortAndLong, help: "Show each download's requests and response heads on stderr (the redirects and challenges between them, and timings) when it ends, as download's -v does.")
+    var verbose = false
+
     @Flag(help: "Replace existing files of the outputs' names (by default an existing file is never overwritten: the download is saved as NAME-1.EXT, NAME-2.EXT…).")
     var force = false
 
@@ -196,6 +202,8 @@ struct BatchCommand: AsyncParsableCommand {
         run.followsRedirects = redirects.follow
         run.maximumRedirects = try redirects.maxRedirects
         run.replacesFiles = force
+        run.maxTime = try maxTimeGiven.map(NumericOption.maxTime.seconds)
+        run.verbose = verbose
         return run
     }
 }
@@ -285,6 +293,10 @@ struct BatchRun {
     var maximumRedirects = 16
     /// `--report json`: standard output holds the report only, so the result lines go to standard error.
     var reportsJSON = false
+    /// `--max-time`: seconds each download may take from its start; `nil` for no limit.
+    var maxTime: TimeInterval?
+    /// `-v`: each download's hops and timings on standard error when it ends.
+    var verbose = false
 
     /// Gives the verified `partial` file its final name `output`, replacing what is there (rename(2): one step, so a
     /// reader sees the old file or the new one whole).
@@ -350,6 +362,18 @@ struct BatchRun {
         defer { signals.restore() }
         let startObserver = progress.observeStarts()
         defer { NotificationCenter.default.removeObserver(startObserver) }
+        // --max-time counts from each download's start (an operation queue starts them later than they are made).
+        let expiryObserver = maxTime.map { seconds in
+            NotificationCenter.default.addObserver(forName: .courierOperationDidStart, object: nil, queue: nil) { note in
+                guard let operation = note.object as? HTTPRequestOperation,
+                      let download = downloads.withLock({ $0.first { $0.operation === operation }?.download }) else { return }
+                DispatchQueue.global().asyncAfter(deadline: .now() + NumericOption.timerSeconds(seconds)) { [weak operation] in
+                    guard let operation, operation.isExecuting else { return }
+                    download.expire(operation)
+                }
+            }
+        }
+        defer { if let expiryObserver { NotificationCenter.default.removeObserver(expiryObserver) } }
 
         var made: [(download: BatchDownload, operation: HTTPRequestOperation)] = []
         let waiting = BatchWaiting()

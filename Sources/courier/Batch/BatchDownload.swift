@@ -22,8 +22,10 @@ final class BatchDownload: Sendable {
     let entry: BatchFile.Entry
     let parts: BatchRun.RequestParts
     let resumeFile: BatchResumeFile
-    /// The bytes a stop (Ctrl-C, SIGTERM, a worker stopping) archived to be continued.
+    /// The bytes a stop (Ctrl-C, SIGTERM, a worker stopping, `--max-time`) archived to be continued.
     private let keptByStop = Mutex<Int64?>(nil)
+    /// Whether `--max-time` stopped it.
+    private let expired = Atomic<Bool>(false)
 
     init(entry: BatchFile.Entry, parts: BatchRun.RequestParts) {
         self.entry = entry
@@ -37,6 +39,12 @@ final class BatchDownload: Sendable {
             keptByStop.withLock { $0 = kept }
         }
         operation.cancel()
+    }
+
+    /// Stops `operation` (this download's) because `--max-time` ran out, keeping its bytes for the next run.
+    func expire(_ operation: HTTPRequestOperation) {
+        expired.store(true, ordering: .relaxed)
+        stop(operation)
     }
 
     /// The result of a download an earlier run finished and verified (and that is unchanged since), if it is one.
@@ -148,9 +156,14 @@ final class BatchDownload: Sendable {
         var kept = false
         var saved = entry.output
         var note: String?
+        if run.verbose, let metrics = operation.metrics {
+            progress.display.printLine(VerboseTrace(metrics: metrics).lines.joined(separator: "\n"))
+        }
         if let error {
             if let status, status >= 400 {
                 failure = "HTTP \(status)"
+            } else if expired.load(ordering: .relaxed), (error as? URLError)?.code == .cancelled {
+                failure = "took longer than --max-time \(run.maxTime.map { String(format: "%g", $0) } ?? "") s"
             } else if isStopping(), (error as? URLError)?.code == .cancelled {
                 failure = "stopped"
             } else {

@@ -110,6 +110,42 @@ struct CLIManifestTests {
     }
 }
 
+/// Issue #36, item 4: `batch` takes `-v` and `--max-time` as `download` does.
+@Suite(
+    "courier batch -v and --max-time (nginx)",
+    .enabled(NginxServer.skipMessage) { await NginxInterop.isRunning() },
+    .timeLimit(.minutes(2))
+)
+struct CLIBatchTimeAndTraceTests {
+    @Test func maxTimeStopsADownloadKeepingItsBytesAndVerboseShowsItsHops() async throws {
+        let ca = try #require(NginxServer.environment["COURIER_NGINX_CA"])
+        let slow = try NginxInterop.servedFile("slow")
+        try FileManager.default.createDirectory(at: slow, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let name = "batch-max-time-\(UUID().uuidString).bin"
+        let served = slow.appendingPathComponent(name)
+        try NginxInterop.writeServedFile(served, size: 3 << 20, modified: Date(timeIntervalSince1970: 1_700_000_000))
+        defer { try? FileManager.default.removeItem(at: served) }
+        let folder = try Fixtures.temporaryDirectory("batch-max-time")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = folder.appendingPathComponent("list.txt")
+        try "\(try NginxInterop.url("slow/\(name)").absoluteString)\tslow.bin\n".write(to: list, atomically: true, encoding: .utf8)
+        let arguments = ["batch", list.path, "--cacert", ca, "--output-dir", folder.path]
+
+        let stopped = try await ChildProcess.run("courier", arguments + ["--max-time", "1", "-v"])
+        #expect(stopped.status == 6, "\(stopped.standardOutput) \(stopped.standardError)")
+        #expect(stopped.standardOutput.contains("took longer than --max-time 1 s;"), "\(stopped.standardOutput)")
+        #expect(stopped.standardOutput.contains("bytes kept, run the batch again to continue"), "\(stopped.standardOutput)")
+        #expect(stopped.standardError.contains("> GET /slow/\(name) HTTP/2"), "\(stopped.standardError)")
+        #expect(stopped.standardError.contains("< HTTP/2 200"), "\(stopped.standardError)")
+        let kept = try NginxInterop.size(of: folder.appendingPathComponent("slow.bin.part"))
+        #expect(kept > 0 && kept < 3 << 20, "\(kept)")
+
+        let finished = try await ChildProcess.run("courier", arguments)
+        #expect(finished.status == 0, "\(finished.standardOutput) \(finished.standardError)")
+        #expect(try Data(contentsOf: folder.appendingPathComponent("slow.bin")) == (try Data(contentsOf: served)))
+    }
+}
+
 /// The pure parts: manifest lines and checksums files, and what they refuse.
 @Suite("courier batch manifest and checksums parsing", .timeLimit(.minutes(1)))
 struct ManifestParsingTests {
