@@ -134,11 +134,14 @@ final class BatchDownload: Sendable {
                 credential.answer(challenge, originalURL: url)
             }
         }
-        // The first bytes of a body: its record goes beside the partial file, so that a killed batch continues.
+        // The first bytes of a body: its record goes beside the partial file, so that a killed batch continues. Not
+        // when they are the whole body (a small file, finished and placed next): the record would be removed at once.
         let recorded = Atomic<Bool>(false)
         let resumeFile = resumeFile
-        operation.setDownloadProgressBlock { [weak operation] read, _, _ in
-            if let operation, !recorded.exchange(true, ordering: .relaxed) { resumeFile.record(operation) }
+        operation.setDownloadProgressBlock { [weak operation] read, total, expected in
+            if let operation, !recorded.exchange(true, ordering: .relaxed), expected < 0 || Int64(total) < Int64(expected) {
+                resumeFile.record(operation)
+            }
             progress.add(Int64(read))
         }
         return operation
