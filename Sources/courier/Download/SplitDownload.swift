@@ -85,8 +85,15 @@ struct SplitDownload {
         for _ in 0..<2 {
             var probeRequest = record.map { segmentRequest(request, url: $0.url) } ?? request
             probeRequest.setValue("bytes=0-0", forHTTPHeaderField: "Range")
-            let (probe, body) = try await manager.bytes(for: probeRequest)
-            body.cancel()
+            let probe: HTTPURLResponse
+            do {
+                let (response, body) = try await manager.bytes(for: probeRequest)
+                body.cancel()
+                probe = response
+            } catch {
+                // No connection, no answer: reported as a single download's failure is (exit 4).
+                return .ran(.failed(error))
+            }
             if let kept = record, !kept.representation.carriesSegment(probe, first: 0, last: 0) {
                 StandardStreams.writeError("courier: \(kept.url.absoluteString) changed on the server since the segments were kept; starting again from the beginning\n")
                 files.removeLeftovers()
@@ -205,6 +212,8 @@ struct SplitDownload {
             failure = error
         }
         saver.cancel()
+        // A record being written now must not land after the finished file's leftovers are removed.
+        _ = await saver.result
         deadline?.cancel()
         isOpen = false
         close(descriptor)
@@ -219,6 +228,8 @@ struct SplitDownload {
             try? files.store(current)
             let written = current.plan.written
             if let reason = state.stopReason.withLock({ $0 }) {
+                // Stopped before any byte: nothing worth continuing.
+                if written == 0 { files.removeLeftovers() }
                 return .stopped(reason, keptBytes: written > 0 ? written : nil)
             }
             return .broken(failure, keptBytes: written)

@@ -119,11 +119,7 @@ struct CLIManifestTests {
 struct CLIBatchTimeAndTraceTests {
     @Test func maxTimeStopsADownloadKeepingItsBytesAndVerboseShowsItsHops() async throws {
         let ca = try #require(NginxServer.environment["COURIER_NGINX_CA"])
-        let slow = try NginxInterop.servedFile("slow")
-        try FileManager.default.createDirectory(at: slow, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        let name = "batch-max-time-\(UUID().uuidString).bin"
-        let served = slow.appendingPathComponent(name)
-        try NginxInterop.writeServedFile(served, size: 3 << 20, modified: Date(timeIntervalSince1970: 1_700_000_000))
+        let (name, served) = try CLISplitDownloadTests.serve("slow", size: 3 << 20)
         defer { try? FileManager.default.removeItem(at: served) }
         let folder = try Fixtures.temporaryDirectory("batch-max-time")
         defer { try? FileManager.default.removeItem(at: folder) }
