@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The statuses `courier download` reads integrity promises from (the first input byte picks one).
 private let statuses = [200, 206, 416, 206, 404]
@@ -54,6 +57,7 @@ public func fuzzOne(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 
     if let value = fields["content-range"] {
         checkContentRange(value)
+        checkSegment(value)
     }
     for name in ["repr-digest", "content-digest"] {
         guard let value = fields[name] else { continue }
@@ -93,4 +97,24 @@ private func checkStructuredDigests(_ value: String) {
         + DigestFieldParser.structuredDigests(String(value[value.index(after: comma)...]))
     precondition(halves.map(\.algorithm) == members.map(\.algorithm) && halves.map(\.value) == members.map(\.value),
                  "a dictionary that parses differently split at its first comma: \(value.debugDescription)")
+}
+
+/// A segment of `courier download --split` is taken exactly when its `Content-Range` is the range asked for, of the
+/// recorded length, with the recorded validator (`DownloadResumption.carriesSegment`): never one byte earlier or later.
+private func checkSegment(_ value: String) {
+    guard let strict = ContentRange(parsing: value), let first = strict.start, let last = strict.end, let total = strict.total,
+          let url = URL(string: "http://fuzz.example/file"),
+          let response = HTTPURLResponse(url: url, statusCode: 206, httpVersion: "HTTP/1.1", headerFields: ["Content-Range": value, "ETag": "\"v\""]),
+          response.value(forHTTPHeaderField: "Content-Range") == value
+    else { return }
+    let representation = DownloadResumption(offset: 0, entityTag: "\"v\"", completeLength: total)
+    precondition(representation.carriesSegment(response, first: first, last: last), "the range asked for was refused: \(value.debugDescription)")
+    if last < Int64.max {
+        precondition(!representation.carriesSegment(response, first: first, last: last + 1), "a range one byte longer was taken: \(value.debugDescription)")
+    }
+    if first > 0 {
+        precondition(!representation.carriesSegment(response, first: first - 1, last: last), "a range one byte earlier was taken: \(value.debugDescription)")
+    }
+    let other = DownloadResumption(offset: 0, entityTag: "\"w\"", completeLength: total)
+    precondition(!other.carriesSegment(response, first: first, last: last), "another validator was taken: \(value.debugDescription)")
 }
