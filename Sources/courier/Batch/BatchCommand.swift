@@ -381,7 +381,9 @@ struct BatchRun {
         // How a download ended: its result, or (when it failed and the list gives a mirror) the next mirror's download.
         @Sendable func ended(_ ending: BatchDownload.Ending, of download: BatchDownload, index: Int, attempt: Int) {
             if ending.failure != nil, signals.received == nil, let next = download.entry.nextMirror() {
-                progress.display.printLine("courier: \(download.entry.url.absoluteString) failed (\(ending.result.failure ?? "")); trying \(next.url.absoluteString)")
+                // The failed file is not kept (the next mirror's download replaces it): its check's words alone.
+                let reason = (ending.failure as? IntegrityCheck.Mismatch).map { "failed verification: \($0.message)" } ?? ending.result.failure ?? ""
+                progress.display.printLine("courier: \(download.entry.url.absoluteString) failed (\(reason)); trying \(next.url.absoluteString)")
                 // The failed mirror's bytes are not continued from another server.
                 try? FileManager.default.removeItem(at: download.resumeFile.partial)
                 download.resumeFile.remove()
