@@ -252,8 +252,7 @@ struct SplitDownload {
     private func fetchSegments(
         state: SplitState, request: URLRequest, descriptor: Int32, manager: URLSessionManager, display: ProgressDisplay
     ) async throws {
-        let record = state.record
-        let base = segmentRequest(request, url: record.url)
+        let base = segmentRequest(request, url: state.url)
         var failures = 0
         while let index = state.plan.withLock({ $0.assign() }) {
             do {
@@ -283,12 +282,12 @@ struct SplitDownload {
         let range = "\(first)-\(last)"
         var request = base
         request.setValue("bytes=\(range)", forHTTPHeaderField: "Range")
-        request.setValue(state.record.representation.validator, forHTTPHeaderField: "If-Range")
+        request.setValue(state.representation.validator, forHTTPHeaderField: "If-Range")
         let (response, body) = try await manager.bytes(for: request)
         if transfer.verbose {
             display.printLine("courier: bytes \(range): \(response.statusCode) \(response.value(forHTTPHeaderField: "Content-Range") ?? "")")
         }
-        guard state.record.representation.carriesSegment(response, first: first, last: last) else {
+        guard state.representation.carriesSegment(response, first: first, last: last) else {
             body.cancel()
             // A 2xx that is not these bytes of this file (If-Range failed: a 200; or another range, length, coding
             // or validator) means the file is not the one the other segments came from.
@@ -305,7 +304,7 @@ struct SplitDownload {
                     plan.confirm(index, granted)
                     return (plan.written, plan.segments[index].isComplete)
                 }
-                display.update(completed: written, total: state.record.plan.length)
+                display.update(completed: written, total: state.length)
                 if done { break }
             }
             // The segment's end was lowered by a steal: the rest is another connection's.
@@ -345,6 +344,13 @@ final class SplitState: Sendable {
         fixed = record
         plan = Mutex(record.plan)
     }
+
+    /// The URL the segments are asked from.
+    var url: URL { fixed.url }
+    /// The representation every segment must belong to.
+    var representation: DownloadResumption { fixed.representation }
+    /// The file's length (fixed for the run; read per chunk without copying the plan).
+    var length: Int64 { fixed.plan.length }
 
     /// Records what stopped the download, unless something did before.
     func stop(_ reason: DownloadTransfer.StopReason) {
