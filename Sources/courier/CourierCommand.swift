@@ -22,8 +22,9 @@ struct CourierCommand: AsyncParsableCommand {
         """,
         version: CourierCommand.version,
         subcommands: [
-            GetCommand.self, HeadCommand.self, DeleteCommand.self,
-            PostCommand.self, PutCommand.self, PatchCommand.self, RequestCommand.self,
+            MethodCommand<GetMethod>.self, MethodCommand<HeadMethod>.self, MethodCommand<DeleteMethod>.self,
+            BodyMethodCommand<PostMethod>.self, BodyMethodCommand<PutMethod>.self, BodyMethodCommand<PatchMethod>.self,
+            RequestCommand.self,
             DownloadCommand.self, BatchCommand.self, QueueCommand.self,
             ServeCommand.self, TourCommand.self,
         ]

@@ -90,11 +90,18 @@ struct BatchCommand: AsyncParsableCommand {
     @OptionGroup
     var common: CommonRequestOptions
 
+    // Beside `common`, not inside it: see ``RequestCommandGroups``.
+    @OptionGroup(title: "TLS")
+    var tls: TLSOptions
+
+    @OptionGroup(title: "Network")
+    var network: NetworkOptions
+
     func run() async throws {
         let concurrency = try NumericOption.concurrency.count(concurrencyGiven)
         let timeout = try NumericOption.timeout.seconds(timeoutGiven)
         _ = try redirects.maxRedirects
-        try common.check()
+        try common.check(tls: tls, network: network)
         try kept.check()
         let directory = URL(fileURLWithPath: outputDirectory).standardizedFileURL
         if let queue {
@@ -185,7 +192,7 @@ struct BatchCommand: AsyncParsableCommand {
 
     /// The transport of the command's TLS, proxy and HTTP-version options.
     func makeTransport(timeout: TimeInterval) throws -> EngineTransport {
-        EngineTransport(configuration: try common.transportConfiguration(timeout: timeout))
+        EngineTransport(configuration: try common.transportConfiguration(tls: tls, network: network, timeout: timeout))
     }
 
     /// The run's settings from the command's options.

@@ -67,11 +67,18 @@ struct DownloadCommand: AsyncParsableCommand {
     @OptionGroup
     var common: CommonRequestOptions
 
+    // Beside `common`, not inside it: see ``RequestCommandGroups``.
+    @OptionGroup(title: "TLS")
+    var tls: TLSOptions
+
+    @OptionGroup(title: "Network")
+    var network: NetworkOptions
+
     func run() async throws {
         let timeout = try NumericOption.timeout.seconds(timeoutGiven)
         let maxTime = try maxTimeGiven.map(NumericOption.maxTime.seconds)
         _ = try redirects.maxRedirects
-        try common.check()
+        try common.check(tls: tls, network: network)
         try kept.check()
         let url = try DownloadCommand.httpURL(url)
         let checksum = try checksumGiven.map(ExpectedChecksum.init(parsing:))
@@ -132,7 +139,7 @@ struct DownloadCommand: AsyncParsableCommand {
             }
         }
         let splits = (split > 1 || segments != nil) && stored == nil
-        var transportConfiguration = try common.transportConfiguration(timeout: timeout)
+        var transportConfiguration = try common.transportConfiguration(tls: tls, network: network, timeout: timeout)
         if splits {
             // A connection per segment: over HTTP/2 the segments would share one connection (and its rate).
             transportConfiguration.maximumConnectionsPerHost = max(transportConfiguration.maximumConnectionsPerHost, split)

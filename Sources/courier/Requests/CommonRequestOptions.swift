@@ -44,19 +44,13 @@ struct CommonRequestOptions: ParsableArguments {
     @Flag(name: .customLong("http2"), help: "Offer HTTP/2 over TLS (ALPN) and fall back to HTTP/1.1: the default.")
     var http2 = false
 
-    @OptionGroup(title: "TLS")
-    var tls: TLSOptions
-
-    @OptionGroup(title: "Network")
-    var network: NetworkOptions
-
     enum AuthenticationType: String, ExpressibleByArgument {
         case basic, digest, bearer
     }
 
-    /// Checks what argument-parser cannot.
+    /// Checks what argument-parser cannot, with the command's `tls` and `network` groups.
     /// - Throws: ``CLIFailure`` (usage).
-    func check() throws {
+    func check(tls: TLSOptions, network: NetworkOptions) throws {
         if http1 && http2 { throw CLIFailure.usage("--http1.1 and --http2 exclude each other") }
         _ = try retry
         _ = try network.connectTimeout
@@ -74,7 +68,7 @@ struct CommonRequestOptions: ParsableArguments {
     /// `--connect-timeout` says otherwise, as HTTPie's `--timeout` is: no byte moves while a connection is made either,
     /// and over a lossy link a SYN retransmitted three times already takes 7 s, so the library's 10 s default would
     /// fail what the user allowed 30 s or more.
-    func transportConfiguration(timeout: TimeInterval) throws -> EngineTransport.Configuration {
+    func transportConfiguration(tls: TLSOptions, network: NetworkOptions, timeout: TimeInterval) throws -> EngineTransport.Configuration {
         var configuration = try tls.transportConfiguration()
         configuration.connectTimeout = timeout
         try network.apply(to: &configuration)

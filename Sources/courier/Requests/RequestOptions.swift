@@ -1,22 +1,14 @@
 import ArgumentParser
 import Foundation
 
-/// The options every request command shares (`get`, `head`, `delete`, `post`, `put`, `patch`), beside
-/// ``CommonRequestOptions`` (which `download` and `batch` share too).
-///
-/// Each command holds the two as sibling groups rather than one inside the other: argument-parser checks every
-/// group's definition on each parse of a debug build, and that check grows about fivefold with each level of
-/// nesting (three levels cost 0.65 s of CPU per `courier get`, two levels 0.16 s), which every test that runs
-/// the command pays.
+/// The options every request command shares (`get`, `head`, `delete`, `post`, `put`, `patch`), beside the groups
+/// ``RequestCommandGroups`` lists (no group holds another: see there).
 struct RequestOptions: ParsableArguments {
     @Argument(help: "The URL, e.g. http://127.0.0.1:8080/get; as in HTTPie, :8080/get is http://localhost:8080/get and a URL without a scheme takes http://.")
     var url: String
 
     @Argument(help: "Request items: name==value, Header:value, name=value, name:=json, name@file (upload), name=@file (a field from a file), name:=@file.json (raw JSON from a file).")
     var items: [String] = []
-
-    @OptionGroup
-    var redirects: RedirectOptions
 
     @Option(name: .customLong("timeout"), parsing: .unconditional, help: ArgumentHelp("Seconds without any byte moving before the request fails (0.001 to a year).", valueName: "seconds"))
     var timeoutGiven: OptionNumber = 30
@@ -45,12 +37,6 @@ struct RequestOptions: ParsableArguments {
     @Flag(help: "Exit with 3 when the response status is 400 or above.")
     var checkStatus = false
 
-    @OptionGroup
-    var kept: SessionOptions
-
-    @OptionGroup(title: "Output")
-    var display: DisplayOptions
-
     /// `--timeout` in seconds (default 30), bounded by ``NumericOption/timeout``.
     var timeout: Double {
         get throws(CLIFailure) { try NumericOption.timeout.seconds(timeoutGiven) }
@@ -65,12 +51,11 @@ struct RequestOptions: ParsableArguments {
     }
 
     /// Checks the values argument-parser cannot (run-time, so that the message is one line): the numeric options
-    /// through ``NumericOption``, then the session's (the command checks its ``CommonRequestOptions`` after these).
+    /// through ``NumericOption`` (the runner checks `--max-redirects` before these, the session's and the common
+    /// options after).
     /// - Throws: ``CLIFailure`` (usage).
     func check() throws {
-        _ = try redirects.maxRedirects
         _ = try timeout
         _ = try maxTime
-        try kept.check()
     }
 }

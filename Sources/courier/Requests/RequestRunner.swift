@@ -8,18 +8,38 @@ import FoundationNetworking
 struct RequestRunner {
     let method: String
     let options: RequestOptions
+    let redirects: RedirectOptions
+    let kept: SessionOptions
+    let display: DisplayOptions
     /// The common options as given (a `--session` may lend more).
     let given: CommonRequestOptions
+    let tls: TLSOptions
+    let network: NetworkOptions
     let bodyStyle: BodyStyle?
 
+    /// The runner of `command`'s request with `method`.
+    init(method: String, command: some RequestCommandGroups) {
+        self.method = method
+        options = command.options
+        redirects = command.redirects
+        kept = command.kept
+        display = command.display
+        given = command.common
+        tls = command.tls
+        network = command.network
+        bodyStyle = command.bodyStyle
+    }
+
     func run() async throws {
+        _ = try redirects.maxRedirects
         try options.check()
-        try given.check()
+        try kept.check()
+        try given.check(tls: tls, network: network)
         let items = try options.items.map(RequestItem.init(parsing:))
         let body = try BodyInput.read(raw: options.raw, contentType: options.contentType, ignoringStandardInput: options.ignoreStdin)
         let urlText = URLShorthand.expanded(options.url)
         let requestURL = URL(string: urlText)
-        var session = try options.kept.open(for: requestURL)
+        var session = try kept.open(for: requestURL)
         session?.warnIfWithheld(from: requestURL)
         let common = session?.lending(to: given, for: requestURL) ?? given
         let sessionHeaders = session?.headers(for: requestURL) ?? [:]
@@ -32,28 +52,28 @@ struct RequestRunner {
             lent: sessionHeaders, to: requestURL, except: try given.header.map(HeaderOption.init(parsing:)) + itemHeaders
         )
         let isTerminal = DisplayOptions.standardOutputIsTerminal
-        let selection = try options.display.selection(verbose: options.verbose, standardOutputIsTerminal: isTerminal)
-        try options.display.checkOverrides()
+        let selection = try display.selection(verbose: options.verbose, standardOutputIsTerminal: isTerminal)
+        try display.checkOverrides()
         var printer = ResponsePrinter(
-            verbose: options.verbose, formatsBodies: options.display.formatsBodies(standardOutputIsTerminal: isTerminal),
-            streamsLines: options.display.stream, isTerminal: isTerminal
+            verbose: options.verbose, formatsBodies: display.formatsBodies(standardOutputIsTerminal: isTerminal),
+            streamsLines: display.stream, isTerminal: isTerminal
         )
-        printer.charsetOverride = options.display.responseCharset
-        printer.mediaTypeOverride = options.display.responseMime
+        printer.charsetOverride = display.responseCharset
+        printer.mediaTypeOverride = display.responseMime
         let credential = try common.challengeCredential()
-        let transportConfiguration = try given.transportConfiguration(timeout: try options.timeout)
+        let transportConfiguration = try given.transportConfiguration(tls: tls, network: network, timeout: try options.timeout)
         let output = try options.output.map(OutputFile.checked(path:))
 
         if options.printCurl {
             var curl = CURLCommandOptions()
             curl.credential = credential?.credential(for: request.url)
-            curl.followsRedirects = options.redirects.follow
-            curl.maximumRedirects = try options.redirects.follow ? options.redirects.maxRedirects : nil
+            curl.followsRedirects = redirects.follow
+            curl.maximumRedirects = try redirects.follow ? redirects.maxRedirects : nil
             curl.outputFile = output
-            try given.tls.apply(to: &curl)
-            curl.proxy = given.network.proxy
-            curl.noProxy = given.network.noproxy
-            curl.unixSocketPath = given.network.unixSocket
+            try tls.apply(to: &curl)
+            curl.proxy = network.proxy
+            curl.noProxy = network.noproxy
+            curl.unixSocketPath = network.unixSocket
             try StandardStreams.write(request.cURLDescription(options: curl) + "\n")
             return
         }
@@ -62,14 +82,14 @@ struct RequestRunner {
         if request.value(forHTTPHeaderField: "User-Agent") == nil { settings.userAgent = nil }
         // What is printed before sending (--offline, -p H) has the fields Courier adds, as -v shows them sent.
         try printer.printRequest(settings.addingDefaultHeaders(to: request), head: selection.requestHead, body: selection.requestBody)
-        if options.display.offline { return }
+        if display.offline { return }
 
-        let cache = try options.kept.httpCache()
+        let cache = try kept.httpCache()
         let transport = EngineTransport(configuration: transportConfiguration)
         var configuration = ExchangeConfiguration(transport: transport, settings: settings)
         configuration.cache = cache
         configuration.cookieJar = session?.jar ?? CookieJar()
-        try options.redirects.apply(to: &configuration.settings)
+        try redirects.apply(to: &configuration.settings)
         if !confinement.isEmpty { configuration.redirectHandler = { proposed, _ in confinement.confined(proposed) } }
         if let credential {
             configuration.challengeHandler = { challenge in credential.answer(challenge, originalURL: request.url) }
