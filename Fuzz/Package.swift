@@ -32,6 +32,7 @@ let package = Package(
         .executableTarget(name: "FuzzMultipart", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzIntegrityHeader", dependencies: ["FuzzDriver"]),
         .executableTarget(name: "FuzzOperationArchive", dependencies: ["FuzzDriver"]),
+        .executableTarget(name: "FuzzBatchManifest", dependencies: ["FuzzDriver"]),
         // CourierImage's decoders (their Swift files linked into each target, with Fuzz/Shared's common check) over
         // the C boundary around libjpeg-turbo, libpng, libwebp and giflib; the boundary's C is instrumented for
         // libFuzzer and ASan too (the system libraries are not).

@@ -27,12 +27,6 @@ struct ExpectedChecksum: Equatable {
         digest = bytes
     }
 
-    /// Whether `file` (all of it) has this digest.
-    /// - Throws: The errors of reading the file.
-    func matches(_ file: URL) throws -> Bool {
-        try IntegrityCheck.hash(file, from: 0, algorithm: algorithm) == digest
-    }
-
     /// The hexadecimal text of `data`.
     static func hex(_ data: Data) -> String {
         data.map { String(format: "%02x", $0) }.joined()

@@ -1,0 +1,1 @@
+../../../Sources/courier/Batch/ChecksumsFile.swift

@@ -1,0 +1,1 @@
+../../../Sources/courier/Requests/HeaderOption.swift
