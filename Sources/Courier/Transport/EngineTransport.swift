@@ -321,6 +321,11 @@ public final class EngineTransport: HTTPTransport {
             engineURL = try Self.overUnixSocket(request.url, target: target, socketPath: socketPath, headers: &headers)
         } else if client.forwardsThroughProxy, let proxy = client.proxy {
             engineURL = try Self.forwarding(request.url, target: target, through: proxy, headers: &headers)
+        } else {
+            let port = configuration.settings.connectionPort(host: target.host, port: target.port)
+            if port != target.port {
+                engineURL = try Self.connecting(request.url, target: target, toPort: port, headers: &headers)
+            }
         }
         let body = request.body.map { body in
             let threadPool = self.threadPool
@@ -385,6 +390,24 @@ extension EngineTransport {
             throw URLError(.badURL, userInfo: [NSURLErrorFailingURLErrorKey: url])
         }
         return try rebased(url, onto: "\(RequestURLCheck.Target.unixSocketScheme)://\(encodedPath)")
+    }
+
+    /// The URL the engine connects to for a request ``TransportSettings/connectionPorts`` sends to another port: the
+    /// same scheme and host (so TLS names and checks the URL's host, and ``TransportSettings/resolvedHosts`` still
+    /// applies) on `port`, the URL's own authority in `Host` (AsyncHTTPClient writes its own only when there is none,
+    /// and HTTP/2 takes `:authority` from it).
+    static func connecting(
+        _ url: URL, target: RequestURLCheck.Target, toPort port: Int, headers: inout HTTPHeaders
+    ) throws -> URL {
+        guard (1...65_535).contains(port) else {
+            throw URLError(.badURL, userInfo: [
+                NSURLErrorFailingURLErrorKey: url,
+                NSLocalizedDescriptionKey: "The connection port \(port) given for \(target.host):\(target.port) is not between 1 and 65535.",
+            ])
+        }
+        addOriginHost(target, to: &headers)
+        let host = target.host.contains(":") ? "[\(target.host)]" : target.host
+        return try rebased(url, onto: "\(target.scheme)://\(host):\(port)")
     }
 
     /// `Host: origin[:port]` unless the caller set one.

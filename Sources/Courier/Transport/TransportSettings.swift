@@ -71,6 +71,37 @@ public struct TransportSettings: Sendable {
     /// checks the certificate against it, as ``securityPolicy`` says. The mapping is by name, on every port.
     /// Default empty.
     public var resolvedHosts: [String: String] = [:]
+    /// Ports to connect to instead of a URL's (the port half of curl's `--connect-to`): for a request whose host and
+    /// port match a key, the connection goes to the value's port (on the address ``resolvedHosts`` gives the host,
+    /// or its own). A key with a `nil` port matches the host on any port; an exact key wins over it. Only where the
+    /// connection goes changes: `Host` (HTTP/2's `:authority`) keeps the URL's host and port, and TLS sends the
+    /// URL's host as the server name and checks the certificate against it; cookies, the cache and redirects see the
+    /// URL. Not applied to a plain-HTTP request forwarded by an HTTP proxy, which names its origin to the proxy, nor
+    /// over a Unix domain socket. Default empty.
+    public var connectionPorts: [Endpoint: Int] = [:]
+    /// A host as a URL writes it (without brackets for IPv6) and a port; `nil` stands for every port.
+    public struct Endpoint: Hashable, Sendable {
+        /// The host, compared as written (as ``TransportSettings/resolvedHosts`` compares it).
+        public var host: String
+        /// The port, or `nil` for every port.
+        public var port: Int?
+
+        /// Creates an endpoint.
+        /// - Parameters:
+        ///   - host: The host as the URL writes it.
+        ///   - port: The port, or `nil` (the default) for every port.
+        public init(host: String, port: Int? = nil) {
+            self.host = host
+            self.port = port
+        }
+    }
+
+    /// The port to connect to for `host`:`port` by ``connectionPorts``: the exact entry's, else the host's any-port
+    /// entry's, else `port`.
+    func connectionPort(host: String, port: Int) -> Int {
+        guard !connectionPorts.isEmpty else { return port }
+        return connectionPorts[Endpoint(host: host, port: port)] ?? connectionPorts[Endpoint(host: host)] ?? port
+    }
     /// Where the transport's connection measurements go: `http.client.open_connections` and
     /// `http.client.connection.duration` (see ``Telemetry``). Default `nil`: `MetricsSystem.factory`, as bootstrapped
     /// when the transport makes its client for a host; a session's own transport uses its

@@ -30,7 +30,7 @@ struct NetworkOptions: ParsableArguments {
     var resolve: [String] = []
 
     @Option(name: .customLong("connect-to"), help: ArgumentHelp(
-        "Connect to HOST2 for HOST1 (curl's --connect-to; repeatable): Host and TLS keep HOST1 (its certificate is checked). The engine maps names, not ports: PORT2 must be empty or PORT1, and HOST1 must be given; an empty HOST2 keeps HOST1. HOST2 is resolved through --resolve when listed there.",
+        "Connect to HOST2 on PORT2 for HOST1 on PORT1 (curl's --connect-to; repeatable): Host and TLS keep HOST1:PORT1 (its certificate is checked). HOST1 must be given; an empty PORT1 matches every port, an empty HOST2 keeps HOST1, an empty PORT2 keeps the URL's port. HOST2 is resolved through --resolve when listed there; the engine maps host names on every port, so HOST1 goes to HOST2 whatever its port.",
         valueName: "host1:port1:host2:port2"
     ))
     var connectTo: [String] = []
@@ -55,8 +55,9 @@ struct NetworkOptions: ParsableArguments {
             hosts[parts[0].lowercased()] = String(address)
         }
         for entry in connectTo {
-            let (from, to) = try Self.connection(entry)
-            guard let to else { continue }
+            let connection = try Self.connection(entry)
+            guard let to = connection.to else { continue }
+            let from = connection.from
             let target = hosts[to] ?? hosts[to.lowercased()] ?? to
             hosts[from] = target
             hosts[from.lowercased()] = target
@@ -64,10 +65,36 @@ struct NetworkOptions: ParsableArguments {
         return hosts
     }
 
-    /// `--connect-to HOST1:PORT1:HOST2:PORT2` as (HOST1, HOST2), HOST2 `nil` when empty (no change); IPv6 addresses
-    /// in brackets.
-    /// - Throws: ``CLIFailure`` (usage) for another form, an empty HOST1, or a PORT2 other than PORT1.
-    static func connection(_ entry: String) throws(CLIFailure) -> (from: String, to: String?) {
+    /// `--connect-to`'s ports: (HOST1, PORT1 or every port) → PORT2, for the entries that give PORT2 (the host as
+    /// written and lowercase, as ``resolvedHosts()``). A later entry for the same HOST1:PORT1 wins.
+    /// - Throws: ``CLIFailure`` (usage) naming a malformed entry.
+    func connectionPorts() throws(CLIFailure) -> [TransportSettings.Endpoint: Int] {
+        var ports: [TransportSettings.Endpoint: Int] = [:]
+        for entry in connectTo {
+            let connection = try Self.connection(entry)
+            guard let toPort = connection.toPort else { continue }
+            for host in Set([connection.from, connection.from.lowercased()]) {
+                ports[TransportSettings.Endpoint(host: host, port: connection.fromPort)] = toPort
+            }
+        }
+        return ports
+    }
+
+    /// One `--connect-to HOST1:PORT1:HOST2:PORT2` entry; IPv6 addresses in brackets.
+    struct Connection: Equatable {
+        /// HOST1.
+        let from: String
+        /// PORT1, `nil` (empty) for every port.
+        let fromPort: Int?
+        /// HOST2, `nil` (empty) for HOST1 itself.
+        let to: String?
+        /// PORT2, `nil` (empty) for the URL's port.
+        let toPort: Int?
+    }
+
+    /// `--connect-to HOST1:PORT1:HOST2:PORT2` as its four fields, empty ones `nil`.
+    /// - Throws: ``CLIFailure`` (usage) for another form, an empty HOST1, or a port outside 1–65535.
+    static func connection(_ entry: String) throws(CLIFailure) -> Connection {
         var fields: [String] = []
         var rest = Substring(entry)
         // Four fields split at colons, a [bracketed] IPv6 address taken whole.
@@ -94,10 +121,9 @@ struct NetworkOptions: ParsableArguments {
         guard !fields[0].isEmpty else {
             throw CLIFailure.usage("--connect-to \(entry): give HOST1 (the engine maps a named host, not every host)")
         }
-        guard fields[3].isEmpty || fields[3] == fields[1] else {
-            throw CLIFailure.usage("--connect-to \(entry): the engine maps names, not ports: leave PORT2 empty or equal to PORT1")
-        }
-        return (fields[0], fields[2].isEmpty ? nil : fields[2])
+        return Connection(
+            from: fields[0], fromPort: Int(fields[1]), to: fields[2].isEmpty ? nil : fields[2], toPort: Int(fields[3])
+        )
     }
 
     /// `--connect-timeout` in seconds, bounded by ``NumericOption/connectTimeout``; `nil` when not given.
@@ -132,11 +158,12 @@ struct NetworkOptions: ParsableArguments {
         }
     }
 
-    /// Sets the proxy, the socket, `--resolve` and `--connect-timeout` on `configuration`.
+    /// Sets the proxy, the socket, `--resolve`, `--connect-to` and `--connect-timeout` on `configuration`.
     /// - Throws: ``CLIFailure`` (usage).
     func apply(to configuration: inout EngineTransport.Configuration) throws {
         if let connectTimeout = try connectTimeout { configuration.connectTimeout = connectTimeout }
         configuration.settings.resolvedHosts = try resolvedHosts()
+        configuration.settings.connectionPorts = try connectionPorts()
         configuration.proxy = try proxyConfiguration()
         if let unixSocket {
             guard !unixSocket.isEmpty else { throw CLIFailure.usage("--unix-socket needs a path") }

@@ -99,7 +99,7 @@ struct CLIRequestTests {
     }
 
     /// `--connect-to HOST1:PORT1:HOST2:PORT2` (#36, item 8): the connection goes to HOST2 (through `--resolve` when it
-    /// is listed there), the request keeps HOST1; another port is refused, as the engine maps names only.
+    /// is listed there) on PORT2, the request keeps HOST1:PORT1.
     @Test func connectToSendsTheConnectionElsewhereAndKeepsTheHost() async throws {
         let base = try #require(URL(string: try await Self.url("/headers")))
         let port = try #require(base.port)
@@ -111,7 +111,17 @@ struct CLIRequestTests {
             let headers = try #require(try Self.json(outcome)["headers"] as? [String: Any])
             #expect(headers["Host"] as? String == "courier-connect.test:\(port)", "\(headers)")
         }
-        for bad in ["courier-connect.test:\(port):127.0.0.1:9", ":\(port):127.0.0.1:", "courier-connect.test:\(port)", "a:b:c:d"] {
+        // Another port: the URL names port 1, where nothing listens; the entry for that port (not the one for port 2)
+        // sends the connection to httpbin's, and Host keeps port 1.
+        let elsewhere = "http://courier-connect.test:1/headers"
+        let moved = try await Self.courier([
+            "get", "-p", "b", "--connect-to", "courier-connect.test:2:127.0.0.1:9", "--connect-to",
+            "Courier-Connect.test:1:127.0.0.1:\(port)", elsewhere,
+        ])
+        #expect(moved.status == 0, "\(moved.standardError)")
+        let headers = try #require(try Self.json(moved)["headers"] as? [String: Any])
+        #expect(headers["Host"] as? String == "courier-connect.test:1", "\(headers)")
+        for bad in ["courier-connect.test:\(port):127.0.0.1:0", ":\(port):127.0.0.1:", "courier-connect.test:\(port)", "a:b:c:d"] {
             let usage = try await Self.courier(["get", "--connect-to", bad, named])
             #expect(usage.status == 2 && usage.standardError.contains("--connect-to"), "\(bad): \(usage.standardError)")
         }

@@ -101,6 +101,28 @@ struct CLISecurityOptionTests {
         #expect(other.standardError.contains("courier-resolve.test"), "\(other.standardError)")
     }
 
+    /// `--connect-to` with another port (#36, item 8): the connection goes to the server's port, while TLS and the
+    /// request keep the URL's name and port (HTTP/2's `:authority` says `localhost:1`); a name the certificate does
+    /// not hold is refused on the same connection target, so the certificate was checked against HOST1.
+    @Test func connectToAnotherPortKeepsTheURLsNameAndPort() async throws {
+        let setup = try await Self.shared.value
+        let port = try #require(setup.server.baseURL.port)
+        for mapping in ["localhost:1:127.0.0.1:\(port)", "localhost:::\(port)"] {
+            let moved = try await Self.courier([
+                "get", "--cacert", setup.authorityFile, "--connect-to", mapping, "https://localhost:1/get",
+            ])
+            #expect(moved.status == 0, "\(mapping): \(moved.standardError)")
+            let echoed = try CLIRequestTests.json(moved)
+            #expect(echoed["url"] as? String == "https://localhost:1/get", "\(mapping): \(echoed)")
+        }
+        let other = try await Self.courier([
+            "get", "--cacert", setup.authorityFile, "--connect-to", "courier-connect.test:1:127.0.0.1:\(port)",
+            "https://courier-connect.test:1/get",
+        ])
+        #expect(other.status == 4)
+        #expect(other.standardError.contains("courier-connect.test"), "\(other.standardError)")
+    }
+
     @Test func certificatePinning() async throws {
         let setup = try await Self.shared.value
         for pin in [setup.leafFile, setup.leafPEMFile, setup.authorityFile] {

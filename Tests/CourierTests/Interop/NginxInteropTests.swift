@@ -141,6 +141,32 @@ struct NginxInteropTests {
         #expect(try await NginxInterop.accessLog(probe: probe, count: 1).first?.protocolVersion == expectedVersion)
     }
 
+    /// ``TransportSettings/connectionPorts`` (curl's `--connect-to` with a port): a URL naming `localhost:1`, where
+    /// nothing listens, reaches nginx's port, over HTTP/2 and HTTP/1.1; TLS checked the certificate for localhost
+    /// (the policy refuses another name), and the stages saw the URL as written.
+    @Test("a URL's port mapped to nginx's: the bytes arrive, over both versions", arguments: [true, false])
+    func connectionPortsSendTheConnectionToAnotherPort(http2: Bool) async throws {
+        let port = try #require(NginxServer.url?.port)
+        let transport = try NginxInterop.transport {
+            $0.httpVersion = http2 ? .automatic : .http1Only
+            $0.settings.resolvedHosts = ["localhost": "127.0.0.1"]
+            $0.settings.connectionPorts = [TransportSettings.Endpoint(host: "localhost", port: 1): port]
+        }
+        defer { Task { try? await transport.shutdown() } }
+        let probe = NginxInterop.probe()
+        let url = try #require(URL(string: "https://localhost:1/hello.txt?probe=\(probe)"))
+        let result = try await NginxInterop.exchange(url, transport: transport)
+        #expect(result.response.statusCode == 200)
+        #expect(result.response.url == url)
+        #expect(try result.data == Data(contentsOf: NginxInterop.servedFile("hello.txt")))
+        let log = try await NginxInterop.accessLog(probe: probe, count: 1)
+        #expect(log.first?.protocolVersion == (http2 ? "HTTP/2.0" : "HTTP/1.1"))
+        // Port 2 has no entry: the request goes to port 2 and finds nothing there.
+        await #expect(throws: URLError.self) {
+            _ = try await NginxInterop.exchange(try #require(URL(string: "https://localhost:2/hello.txt")), transport: transport)
+        }
+    }
+
     /// nginx ends an HTTP/2 connection with a GOAWAY after 1,000 requests (`keepalive_requests`); the streams opened
     /// after its last stream ID were not processed and go again on a new connection, so none of 3,000 GETs sent 32 at
     /// a time fails. (The soak found some failing with `StreamClosed(.cancel)` before they were retried.)
