@@ -15,22 +15,20 @@ struct AuthenticationStage: ExchangeStage {
     let credential: URLCredential?
     /// Consulted for other protection spaces, and updated with credentials that worked.
     let credentialStore: CredentialStore?
-    /// Decides how to answer each challenge.
-    let challengeHandler: (@Sendable (AuthenticationChallenge) async -> AuthenticationDisposition)?
+    /// Decide how to answer each challenge (when they answer challenges), and supply a fresh body stream when a
+    /// stream upload is sent again.
+    let hooks: any ExchangeHooks
     /// The most answers sent for one request.
     let maximumAttempts: Int
-    /// Supplies a fresh body stream when a stream upload is sent again.
-    let newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
 
     /// Creates the stage from an exchange's ``ExchangeConfiguration/credential``,
-    /// ``ExchangeConfiguration/credentialStore``, ``ExchangeConfiguration/challengeHandler``,
-    /// ``ExchangeConfiguration/maximumAuthenticationAttempts`` and ``ExchangeConfiguration/newBodyStream``.
+    /// ``ExchangeConfiguration/credentialStore``, ``ExchangeConfiguration/hooks`` and
+    /// ``ExchangeConfiguration/maximumAuthenticationAttempts``.
     init(configuration: ExchangeConfiguration) {
         credential = configuration.credential
         credentialStore = configuration.credentialStore
-        challengeHandler = configuration.challengeHandler
+        hooks = configuration.hooks
         maximumAttempts = configuration.maximumAuthenticationAttempts
-        newBodyStream = configuration.newBodyStream
     }
 
     private struct Answer {
@@ -59,7 +57,7 @@ struct AuthenticationStage: ExchangeStage {
             answer = challenged
             sent = request
             sent.urlRequest.setValue(challenged.header, forHTTPHeaderField: "Authorization")
-            sent.body = FollowUpRequest.body(request.body, resentWith: request.urlRequest, newBodyStream: newBodyStream)
+            sent.body = FollowUpRequest.body(request.body, resentWith: request.urlRequest, hooks: hooks)
         }
     }
 
@@ -95,7 +93,7 @@ struct AuthenticationStage: ExchangeStage {
             request: urlRequest
         )
         let chosen: URLCredential?
-        switch await challengeHandler?(challenge) ?? .performDefaultHandling {
+        switch hooks.answersChallenges ? await hooks.answer(challenge) : .performDefaultHandling {
         case .useCredential(let credential):
             chosen = credential
         case .performDefaultHandling, .acceptServerTrust:

@@ -24,18 +24,18 @@ import FoundationNetworking
 struct CacheStage: ExchangeStage {
     /// Where responses are looked up and stored.
     let cache: HTTPCache
-    /// Sees each response about to be stored and returns what to store (the same, a changed one) or `nil` to store
-    /// nothing: the operation's cache-response block and the session's will-cache-response block. Default `nil`:
-    /// store what came.
-    let willStore: (@Sendable (CachedURLResponse) async -> CachedURLResponse?)?
+    /// See each response about to be stored and return what to store (the same, a changed one) or `nil` to store
+    /// nothing (``ExchangeHooks/willCache(_:)``: the operation's cache-response block, the session's
+    /// will-cache-response block).
+    let hooks: any ExchangeHooks
 
     /// Creates the stage.
     /// - Parameters:
     ///   - cache: Where responses are looked up and stored.
-    ///   - willStore: Decides what is stored. Default `nil`.
-    init(cache: HTTPCache, willStore: (@Sendable (CachedURLResponse) async -> CachedURLResponse?)? = nil) {
+    ///   - hooks: Decide what is stored. Default: none (store what came).
+    init(cache: HTTPCache, hooks: any ExchangeHooks = NoExchangeHooks()) {
         self.cache = cache
-        self.willStore = willStore
+        self.hooks = hooks
     }
 
     /// Answers from the cache, revalidates, or sends the request and stores the answer, as `cachePolicy` and RFC 9111 say.
@@ -168,7 +168,7 @@ struct CacheStage: ExchangeStage {
             selectingHeaders: selecting, requestTime: sent, responseTime: Date(), body: Data()
         )
         let body = response.body
-        let recorder = StoringBody(base: body, template: template, head: head, cache: cache, willStore: willStore)
+        let recorder = StoringBody(base: body, template: template, head: head, cache: cache, hooks: hooks)
         var stored = response
         stored.transportResponse = TransportResponse(
             head: head, headerFields: fields, body: ResponseBodyStream(recorder, cancel: body.cancel),
@@ -233,7 +233,7 @@ private struct StoringBody: AsyncSequence, Sendable {
     let template: CachedEntry
     let head: HTTPURLResponse
     let cache: HTTPCache
-    let willStore: (@Sendable (CachedURLResponse) async -> CachedURLResponse?)?
+    let hooks: any ExchangeHooks
 
     func makeAsyncIterator() -> Iterator {
         Iterator(base: base.makeAsyncIterator(), body: self)
@@ -266,15 +266,13 @@ private struct StoringBody: AsyncSequence, Sendable {
         var entry = template
         entry.body = data
         entry.responseTime = Date()
-        if let willStore {
-            guard let chosen = await willStore(CachedURLResponse(response: head, data: data)) else { return }
-            entry.body = chosen.data
-            if let response = chosen.response as? HTTPURLResponse, response !== head {
-                entry.statusCode = response.statusCode
-                entry.headerFields = response.allHeaderFields.compactMap { name, value in
-                    guard let name = name as? String, let value = value as? String else { return nil }
-                    return CachedEntry.HeaderField(name: name, value: value)
-                }
+        guard let chosen = await hooks.willCache(CachedURLResponse(response: head, data: data)) else { return }
+        entry.body = chosen.data
+        if let response = chosen.response as? HTTPURLResponse, response !== head {
+            entry.statusCode = response.statusCode
+            entry.headerFields = response.allHeaderFields.compactMap { name, value in
+                guard let name = name as? String, let value = value as? String else { return nil }
+                return CachedEntry.HeaderField(name: name, value: value)
             }
         }
         cache.store(entry)

@@ -1,4 +1,4 @@
-/// What an exchange does with the final response's body, decided by ``ExchangeConfiguration/bodyDecision`` once
+/// What an exchange does with the final response's body, decided by ``ExchangeHooks/decideBody(of:resumption:)`` once
 /// the head has arrived (URLSession's response disposition, in the exchange's terms).
 public enum BodyDecision: Sendable {
     /// Deliver it to the configured sink.

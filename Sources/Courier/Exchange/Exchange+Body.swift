@@ -41,9 +41,10 @@ extension Exchange {
             response.body.cancel()
             throw error
         }
-        configuration.didReceiveResponse?(head)
-        if let outcome { configuration.didDecideResumption?(outcome, received) }
-        let decision = await configuration.bodyDecision?(head, outcome) ?? .receive
+        let hooks = configuration.hooks
+        hooks.didReceive(response: head)
+        if let outcome { hooks.didDecideResumption(outcome, progress: received) }
+        let decision = await hooks.decideBody(of: head, resumption: outcome)
         func result(data: Data?, body: ResponseBodyStream?) -> ExchangeResult {
             ExchangeResult(
                 request: response.request, response: head, data: data, body: body,
@@ -89,7 +90,7 @@ extension Exchange {
                 if !allowance.isUnlimited { try allowance.admit(chunk.count) }
                 try await writer?.write(chunk)
                 try didReceive(chunk.count, keeping: keepsInMemory ? chunk : nil)
-                configuration.didReceiveData?(chunk)
+                hooks.didReceive(data: chunk)
                 try await waitWhilePaused()
             }
             try allowance.finish()
@@ -147,7 +148,7 @@ extension Exchange {
             state.received.totalBytes += Int64(count)
             return state.received
         }
-        configuration.downloadProgress?(progress)
+        configuration.hooks.didReceiveBody(progress)
     }
 
     /// The final body ended (`error == nil`: completely) or failed.

@@ -28,7 +28,7 @@ extension Exchange: TransmissionRecorder {
             state.sent.totalBytes += count
             return state.sent
         }
-        configuration.uploadProgress?(progress)
+        configuration.hooks.didSendBody(progress)
     }
 
     func didReceive(_ response: TransportResponse) {

@@ -213,7 +213,7 @@ public final class Exchange: Sendable {
             // Not posting, or a streamed body that posts it when it ends.
             break
         }
-        configuration.completion?(outcome)
+        configuration.hooks.didComplete(outcome)
         return outcome
     }
 
@@ -230,7 +230,7 @@ public final class Exchange: Sendable {
 
     private func run() async throws -> ExchangeResult {
         let wire = TransportStage(
-            transport: configuration.transport, challengeHandler: configuration.challengeHandler,
+            transport: configuration.transport, challenges: configuration.hooks.answersChallenges ? configuration.hooks : nil,
             cancellation: cancellation, recorder: self
         )
         let stages = ExchangePipeline.standardStages(for: configuration, observation: ExchangeObservation.current)

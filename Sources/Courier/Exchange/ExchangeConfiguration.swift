@@ -21,15 +21,13 @@ public struct TransferProgress: Sendable, Equatable {
     }
 }
 
-/// Everything one ``Exchange`` needs besides its request: the transport, where the body goes,
-/// and the hooks for redirects, authentication, cookies and progress.
+/// Everything one ``Exchange`` needs besides its request: the transport, where the body goes, the settings, and the
+/// ``ExchangeHooks`` it tells and asks as it runs.
 public struct ExchangeConfiguration: Sendable {
     /// The transport that sends each hop.
     public var transport: any HTTPTransport
     /// A logger that discards everything: the default of every `logger` setting.
     public static let silentLogger = Logger(label: "courier", factory: { _ in SwiftLogNoOpLogHandler() })
-    /// Called before each retry an interceptor decided, with its delay. Default `nil`.
-    public var willRetry: (@Sendable (RetryEvent) async -> Void)?
     /// Where the final response's body goes. Default `.memory`.
     public var sink: ResponseSink = .memory
     /// The request body, when it is not in the `URLRequest` (for example an async sequence).
@@ -45,35 +43,17 @@ public struct ExchangeConfiguration: Sendable {
         get { settings.maximumRedirects }
         set { settings.maximumRedirects = newValue }
     }
-    /// Sees every redirect hop with the proposed next request and the 3xx response; returns the
-    /// request to send (possibly modified), or `nil` to stop and deliver the 3xx response.
-    /// Default `nil`: follow.
-    public var redirectHandler: (@Sendable (_ proposed: URLRequest, _ response: HTTPURLResponse) async -> URLRequest?)?
-    /// Sees each response about to be stored in ``cache`` and returns what to store, or `nil` for nothing (the
-    /// operation's cache-response block, the session's will-cache-response block). Default `nil`: store what came.
-    public var willCacheResponse: (@Sendable (CachedURLResponse) async -> CachedURLResponse?)?
-    /// Decides how to answer each authentication challenge. Default `nil`: use ``credential``,
-    /// then ``credentialStore``, and never retry a credential that failed.
-    public var challengeHandler: (@Sendable (AuthenticationChallenge) async -> AuthenticationDisposition)?
+    /// What the exchange tells and asks as it runs (redirects, challenges, the cache, progress, the response, the body,
+    /// retries, its end). Default: none (every method's default).
+    public var hooks: any ExchangeHooks = NoExchangeHooks()
+    /// ``hooks`` as closures: reads the ``ExchangeHandlers`` set there (empty ones when ``hooks`` is another type), and
+    /// setting it replaces ``hooks``.
+    public var handlers: ExchangeHandlers {
+        get { hooks as? ExchangeHandlers ?? ExchangeHandlers() }
+        set { hooks = newValue }
+    }
     /// The most credentials sent for one exchange before its 401 is delivered. Default 3.
     public var maximumAuthenticationAttempts = 3
-    /// Supplies a fresh body stream when a stream body must be sent again (a 307/308 redirect or
-    /// an authentication retry). Default `nil`: such a retry fails with
-    /// `URLError(.requestBodyStreamExhausted)`.
-    public var newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
-    /// Upload progress, called as the socket accepts request body bytes. Default `nil`.
-    public var uploadProgress: (@Sendable (TransferProgress) -> Void)?
-    /// Download progress, called for every response body chunk delivered. Default `nil`.
-    public var downloadProgress: (@Sendable (TransferProgress) -> Void)?
-    /// Called once with the final response head, before its body is delivered. Default `nil`.
-    public var didReceiveResponse: (@Sendable (HTTPURLResponse) -> Void)?
-    /// Decides, once the final head has arrived (after ``didReceiveResponse`` and ``didDecideResumption``), whether
-    /// its body goes to the sink, is handed to the caller unread, or is refused; it gets the head and, for an
-    /// exchange with a ``resumption``, how the answer treats the kept bytes. Default `nil`: `.receive`.
-    public var bodyDecision: (@Sendable (HTTPURLResponse, ResumptionOutcome?) async -> BodyDecision)?
-    /// Called with every chunk of the final body as the sink takes it (not for a body handed to the caller, who
-    /// reads the chunks). Default `nil`.
-    public var didReceiveData: (@Sendable (Data) -> Void)?
     /// Continue a partial download: the request carries `Range` and `If-Range`, and a 206 that proves it
     /// continues the kept bytes (see ``DownloadResumption``) continues after them (a file sink keeps them).
     /// Any other success — a 200, a 206 that does not fit (then the whole resource is asked for again), or
@@ -81,17 +61,11 @@ public struct ExchangeConfiguration: Sendable {
     /// sink is truncated before the first byte. An unrelated status leaves the kept bytes untouched (its
     /// body goes to ``ExchangeResult/data``). Default `nil`.
     public var resumption: DownloadResumption?
-    /// Called once, before the body of an exchange with a ``resumption``, with how the server's answer
-    /// treats the kept bytes and the receive progress that starts from it (kept bytes and the total
-    /// expected). Default `nil`.
-    public var didDecideResumption: (@Sendable (ResumptionOutcome, TransferProgress) -> Void)?
     /// When the whole exchange must have ended (a session's ``SessionConfiguration/timeoutIntervalForResource``, the
     /// command line's `--max-time`). A retry whose delay would end after it is not waited for: the exchange fails at
     /// once with ``RetryDeadlineError``. Whoever sets it also stops the exchange when it passes (``Exchange/cancel()``,
     /// which also ends a retry's wait). Default `nil`: none.
     public var deadline: ContinuousClock.Instant?
-    /// Called once when the exchange ends, on the exchange's task. Default `nil`.
-    public var completion: (@Sendable (Result<ExchangeResult, any Error>) -> Void)?
 
     /// The settings a session or an operation gives every exchange (stages, logging and telemetry, interceptors,
     /// decoding, cache, cookies, credentials, the body limit); the properties of the same names read and write them.
@@ -157,3 +131,6 @@ public struct ExchangeConfiguration: Sendable {
         self.settings = settings
     }
 }
+
+/// The hooks of an exchange nobody asked to be told about: every method's default.
+struct NoExchangeHooks: ExchangeHooks {}

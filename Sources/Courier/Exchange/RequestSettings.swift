@@ -41,7 +41,7 @@ public struct RequestSettings: Sendable {
     /// request as given. Default `nil`.
     ///
     /// It is never sent to another origin reached by a redirect: a challenge from there is answered only
-    /// from ``credentialStore`` (an entry for that host, port and realm) or by ``ExchangeConfiguration/challengeHandler``.
+    /// from ``credentialStore`` (an entry for that host, port and realm) or by the exchange's ``ExchangeHooks/answer(_:)``.
     public var credential: URLCredential?
     /// Consulted for a credential when the request has none, and updated with credentials that
     /// worked. Default `nil`.

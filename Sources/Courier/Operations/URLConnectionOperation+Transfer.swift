@@ -122,73 +122,23 @@ extension URLConnectionOperation {
         if case .memory = destination {} else { settings.maximumBodySize = nil }
         let transport = snapshot.transport ?? OperationTransport.transport(for: snapshot.securityPolicy, proxy: snapshot.proxy)
         var configuration = ExchangeConfiguration(transport: transport, settings: settings)
+        var stream: OutputStreamTarget?
         switch destination {
         case .file(let url):
             configuration.sink = .file(url, offset: resumption == nil ? 0 : kept)
         case .stream(let target):
             configuration.sink = .outputStream(target)
-            configuration.bodyDecision = { _, outcome in
-                switch outcome {
-                case .continued?, .alreadyComplete?, .unrelated?:
-                    return .receive
-                default:
-                    // Bytes written cannot be taken back: a fresh copy of the resource cannot follow them.
-                    let written = target.bytesWritten
-                    return written > 0 ? .refuse(OperationError.outputCannotRestart(bytesWritten: written)) : .receive
-                }
-            }
+            stream = target
         case .memory:
             configuration.sink = resumption == nil ? .memory : .memoryContinuing(snapshot.buffer)
         }
-        if request.httpBodyStream is MultipartBodyStream {
-            // A multipart form makes a fresh copy of itself for a redirect, a challenge or a retry.
-            let original = request
-            configuration.newBodyStream = { _ in (original.httpBodyStream as? MultipartBodyStream).flatMap { try? $0.makeReplacement() } }
-        }
-        if !settings.interceptors.isEmpty {
-            let announce = snapshot.blocks.willRetry
-            configuration.willRetry = { [weak self] event in
-                guard let self, driver.counts(attempt: n) else { return }
-                driver.recordRetry()
-                announce?(event)
-            }
-        }
         configuration.resumption = resumption
-        configuration.willCacheResponse = { [weak self] proposed in
-            guard let self else { return proposed }
-            return willCache(proposed)
-        }
-        configure(&configuration, blocks: snapshot.blocks)
-        configuration.didReceiveResponse = { [weak self] head in
-            guard let self else { return }
-            storage.withLock { storage in
-                if driver.counts(attempt: n) { storage.response = head }
-            }
-        }
+        configuration.hooks = OperationExchangeHooks(
+            operation: self, attempt: n, blocks: snapshot.blocks, stream: stream,
+            multipartRequest: request.httpBodyStream is MultipartBodyStream ? request : nil
+        )
         let exchange = Exchange(request: request, configuration: configuration)
         return TransferPlan(exchange: exchange, destination: destination)
-    }
-
-    /// Wires the operation's blocks into an exchange: progress to the driver (for ``progressUpdates(_:)``, as a
-    /// session task's) and to the blocks on the main queue (as AFNetworking's), redirects and challenges on the
-    /// exchange's task.
-    private func configure(_ configuration: inout ExchangeConfiguration, blocks: OperationBlocks) {
-        configuration.challengeHandler = blocks.authenticationChallenge
-        if let redirect = blocks.redirectResponse {
-            configuration.redirectHandler = { proposed, response in redirect(proposed, response) }
-        }
-        let upload = blocks.uploadProgress
-        configuration.uploadProgress = { [driver] progress in
-            driver.report(progress, .upload)
-            guard let upload else { return }
-            DispatchQueue.main.async { upload(Int(progress.bytesThisTime), progress.totalBytes, progress.totalBytesExpected) }
-        }
-        let download = blocks.downloadProgress
-        configuration.downloadProgress = { [driver] progress in
-            driver.report(progress, .download)
-            guard let download else { return }
-            DispatchQueue.main.async { download(Int(progress.bytesThisTime), progress.totalBytes, progress.totalBytesExpected) }
-        }
     }
 
     private func finishAttempt(_ n: Int, destination: TransferDestination, error: (any Error)?) {

@@ -43,7 +43,7 @@ public struct ExchangePipeline: Sendable {
         stages.append(DefaultHeadersStage(settings: configuration.settings))
         if !configuration.interceptors.isEmpty {
             stages.append(InterceptionStage(
-                interceptors: configuration.interceptors, newBodyStream: configuration.newBodyStream, willRetry: configuration.willRetry
+                interceptors: configuration.interceptors, hooks: configuration.hooks
             ))
         }
         if let resumption = configuration.resumption, resumption.canResume {
@@ -52,17 +52,16 @@ public struct ExchangePipeline: Sendable {
         if configuration.followsRedirects {
             stages.append(RedirectStage(
                 maximumRedirects: configuration.maximumRedirects,
-                handler: configuration.redirectHandler,
-                newBodyStream: configuration.newBodyStream
+                hooks: configuration.hooks
             ))
         }
         // Without a credential, a store or a handler no challenge can be answered: the stage would only pass through.
-        if configuration.credential != nil || configuration.credentialStore != nil || configuration.challengeHandler != nil {
+        if configuration.credential != nil || configuration.credentialStore != nil || configuration.hooks.answersChallenges {
             stages.append(AuthenticationStage(configuration: configuration))
         }
         if let jar = configuration.cookieJar { stages.append(CookieStage(jar: jar)) }
         if let decoding = configuration.contentDecoding { stages.append(ContentDecodingStage(decoding: decoding)) }
-        if let cache = configuration.cache { stages.append(CacheStage(cache: cache, willStore: configuration.willCacheResponse)) }
+        if let cache = configuration.cache { stages.append(CacheStage(cache: cache, hooks: configuration.hooks)) }
         if let observing = ObservationStage(observation) { stages.append(observing) }
         return stages
     }

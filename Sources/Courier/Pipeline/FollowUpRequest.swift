@@ -25,15 +25,15 @@ enum FollowUpRequest {
         }
     }
 
-    /// The body to send again with `request`: a stream body is asked for afresh from `newBodyStream` (a stream can be
-    /// read once); without that hook it is sent as it is, and the transport fails with
+    /// The body to send again with `request`: a stream body is asked for afresh from the hooks (a stream can be read
+    /// once); when they supply none it is sent as it is, and the transport fails with
     /// `URLError(.requestBodyStreamExhausted)` when it was already read.
     static func body(
-        _ body: HTTPRequestBody?, resentWith request: URLRequest, newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
+        _ body: HTTPRequestBody?, resentWith request: URLRequest, hooks: any ExchangeHooks
     ) -> HTTPRequestBody? {
-        guard let body, case .inputStream = body.source, let newBodyStream else { return body }
+        guard let body, case .inputStream = body.source, hooks.suppliesBodyStreams else { return body }
         return HTTPRequestBody(source: .inputStream({
-            guard let stream = newBodyStream(request) else { throw URLError(.requestBodyStreamExhausted) }
+            guard let stream = hooks.newBodyStream(for: request) else { throw URLError(.requestBodyStreamExhausted) }
             return stream
         }), length: body.length)
     }

@@ -12,24 +12,17 @@ import FoundationNetworking
 struct RedirectStage: ExchangeStage {
     /// The most redirects followed.
     let maximumRedirects: Int
-    /// Sees each proposed next request with the 3xx response; returns the request to send or `nil` to stop.
-    let handler: (@Sendable (_ proposed: URLRequest, _ response: HTTPURLResponse) async -> URLRequest?)?
-    /// Supplies a fresh body stream for a 307 or 308 of a stream upload.
-    let newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
+    /// Sees each proposed next request with the 3xx response (``ExchangeHooks/willRedirect(_:after:)``), and supplies
+    /// a fresh body stream for a 307 or 308 of a stream upload.
+    let hooks: any ExchangeHooks
 
     /// Creates the stage.
     /// - Parameters:
     ///   - maximumRedirects: The most redirects followed. Default 16.
-    ///   - handler: The redirect hook. Default `nil`: follow.
-    ///   - newBodyStream: Fresh body streams. Default `nil`.
-    init(
-        maximumRedirects: Int = 16,
-        handler: (@Sendable (_ proposed: URLRequest, _ response: HTTPURLResponse) async -> URLRequest?)? = nil,
-        newBodyStream: (@Sendable (URLRequest) -> InputStream?)? = nil
-    ) {
+    ///   - hooks: The exchange's hooks. Default: none (follow every redirect).
+    init(maximumRedirects: Int = 16, hooks: any ExchangeHooks = NoExchangeHooks()) {
         self.maximumRedirects = maximumRedirects
-        self.handler = handler
-        self.newBodyStream = newBodyStream
+        self.hooks = hooks
     }
 
     /// Sends the request and follows the redirects of its answers, each through the redirect hook, up to the limit.
@@ -55,7 +48,7 @@ struct RedirectStage: ExchangeStage {
             let method = (request.urlRequest.httpMethod ?? "GET").uppercased()
             let body = RedirectRule.dropsBody(status: response.head.statusCode, method: method)
                 ? nil
-                : FollowUpRequest.body(request.body, resentWith: target, newBodyStream: newBodyStream)
+                : FollowUpRequest.body(request.body, resentWith: target, hooks: hooks)
             request.urlRequest = target
             request.body = body
         }
@@ -64,9 +57,7 @@ struct RedirectStage: ExchangeStage {
     /// The next request of a redirect, or `nil` to deliver the response.
     private func nextRequest(after response: StageResponse, from request: URLRequest) async throws -> URLRequest? {
         guard let proposed = RedirectRule.nextRequest(after: response.head, for: request) else { return nil }
-        var next: URLRequest? = proposed
-        if let handler { next = await handler(proposed, response.head) }
-        guard let next, let url = next.url else { return nil }
+        guard let next = await hooks.willRedirect(proposed, after: response.head), let url = next.url else { return nil }
         do {
             _ = try RequestURLCheck.check(url)
         } catch {

@@ -26,31 +26,25 @@ public struct RetryEvent: Sendable {
 struct InterceptionStage: ExchangeStage {
     /// The interceptors, in the order they run (the session's before the request's own).
     let interceptor: Interceptor
-    /// Supplies a fresh body stream for a retry of a stream body. Default `nil`: such a body is not retried.
-    let newBodyStream: (@Sendable (URLRequest) -> InputStream?)?
-    /// Called before each retry, after its delay is decided and before it is waited.
-    let willRetry: (@Sendable (RetryEvent) async -> Void)?
+    /// Told before each retry (after its delay is decided, before it is waited); supplies a fresh body stream for a
+    /// retry of a stream body (without one, such a body is not retried).
+    let hooks: any ExchangeHooks
 
     /// A stage running `interceptors` in order.
-    init(
-        interceptors: [any RequestInterceptor],
-        newBodyStream: (@Sendable (URLRequest) -> InputStream?)? = nil,
-        willRetry: (@Sendable (RetryEvent) async -> Void)? = nil
-    ) {
+    init(interceptors: [any RequestInterceptor], hooks: any ExchangeHooks = NoExchangeHooks()) {
         self.interceptor = Interceptor(interceptors: interceptors)
-        self.newBodyStream = newBodyStream
-        self.willRetry = willRetry
+        self.hooks = hooks
     }
 
     /// Adapts the request before each attempt and asks the retriers after a failed one whether to send it again.
     func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
-        let canResendBody = Self.canResend(request.body, newBodyStream: newBodyStream)
+        let canResendBody = Self.canResend(request.body, hooks: hooks)
         var number = 0
         while true {
             let attempt = RequestAttempt(number: number, canResendBody: canResendBody)
             var sent = request
             if number > 0 {
-                sent.body = FollowUpRequest.body(request.body, resentWith: request.urlRequest, newBodyStream: newBodyStream)
+                sent.body = FollowUpRequest.body(request.body, resentWith: request.urlRequest, hooks: hooks)
             }
             sent.urlRequest = try await interceptor.adapt(request.urlRequest, for: attempt)
 
@@ -97,7 +91,7 @@ struct InterceptionStage: ExchangeStage {
             number += 1
             let event = RetryEvent(request: sent.urlRequest, retryNumber: number, delay: delay, error: failure, response: response?.head)
             ExchangeObservation.current?.retrying(event)
-            await willRetry?(event)
+            await hooks.willRetry(event)
             if delay > 0 {
                 do {
                     try await Self.wait(delay, cancellation: request.cancellation)
@@ -128,11 +122,11 @@ struct InterceptionStage: ExchangeStage {
         let (seconds, attoseconds) = duration.components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
-    /// Whether `body` can be sent again: none, bytes or a file, or a stream that `newBodyStream` can supply afresh.
-    static func canResend(_ body: HTTPRequestBody?, newBodyStream: (@Sendable (URLRequest) -> InputStream?)?) -> Bool {
+    /// Whether `body` can be sent again: none, bytes or a file, or a stream that the hooks can supply afresh.
+    static func canResend(_ body: HTTPRequestBody?, hooks: any ExchangeHooks) -> Bool {
         switch body?.source {
         case nil, .data?, .file?: return true
-        case .inputStream?: return newBodyStream != nil
+        case .inputStream?: return hooks.suppliesBodyStreams
         case .producer?: return false
         }
     }

@@ -46,25 +46,21 @@ public class DataTask: SessionTask, @unchecked Sendable {
     override func configure(_ configuration: inout ExchangeConfiguration) {
         configuration.sink = .memory
         configuration.maximumBodySize = maximumResponseDataSize ?? manager.configuration.maximumResponseDataSize
-        configuration.didReceiveResponse = { [weak self] response in self?.didReceive(response: response) }
-        configuration.downloadProgress = { [weak self] progress in self?.didReceive(progress) }
-        configuration.bodyDecision = { [weak self] response, _ in
-            guard let self else { return .receive }
-            switch await manager.dataTaskDidReceiveResponse(self, response) {
-            case .allow:
-                return .receive
-            case .becomeDownload:
-                return .handOver
-            case .cancel:
-                return .refuse(URLError(.cancelled, userInfo: [
-                    NSURLErrorFailingURLErrorKey: response.url as Any,
-                    NSLocalizedDescriptionKey: "The response block cancelled the task.",
-                ]))
-            }
-        }
-        configuration.didReceiveData = { [weak self] chunk in
-            guard let self else { return }
-            manager.dataTaskDidReceiveData(self, chunk)
+    }
+
+    /// What the manager's response block makes of the final head: receive the body, hand it to a download task, or
+    /// cancel.
+    func decideBody(of response: HTTPURLResponse) async -> BodyDecision {
+        switch await manager.dataTaskDidReceiveResponse(self, response) {
+        case .allow:
+            return .receive
+        case .becomeDownload:
+            return .handOver
+        case .cancel:
+            return .refuse(URLError(.cancelled, userInfo: [
+                NSURLErrorFailingURLErrorKey: response.url as Any,
+                NSLocalizedDescriptionKey: "The response block cancelled the task.",
+            ]))
         }
     }
 
@@ -149,13 +145,6 @@ public final class UploadTask: DataTask, @unchecked Sendable {
 
     override func configure(_ configuration: inout ExchangeConfiguration) {
         super.configure(&configuration)
-        configuration.uploadProgress = { [weak self] progress in self?.didSend(progress) }
-        configuration.newBodyStream = { [weak self] _ in
-            guard let self else { return nil }
-            // Without the block, a multipart body can still make a fresh copy of itself.
-            return manager.taskNeedNewBodyStream(self)
-                ?? (originalRequest?.httpBodyStream as? MultipartBodyStream).flatMap { try? $0.makeReplacement() }
-        }
         switch source {
         case .data(let data):
             configuration.body = .data(data)

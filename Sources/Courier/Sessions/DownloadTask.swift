@@ -87,22 +87,6 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
             offset = resumption.offset
         }
         configuration.sink = .file(partialFile, offset: offset)
-        configuration.didReceiveResponse = { [weak self] response in self?.didReceive(response: response) }
-        configuration.didDecideResumption = { [weak self] outcome, progress in
-            guard let self else { return }
-            switch outcome {
-            case .continued, .restarted:
-                // The progress starts from the kept bytes: the offset, or 0 when the body starts over.
-                manager.downloadTaskDidResume(self, offset: progress.totalBytes, expectedTotalBytes: progress.totalBytesExpected)
-            case .alreadyComplete, .mismatch, .unrelated:
-                break
-            }
-        }
-        configuration.downloadProgress = { [weak self] progress in
-            guard let self else { return }
-            didReceive(progress)
-            manager.downloadTaskDidWriteData(self, progress)
-        }
     }
 
     override func run(_ exchange: Exchange) async {

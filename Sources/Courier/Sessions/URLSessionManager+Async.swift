@@ -62,7 +62,7 @@ extension URLSessionManager {
         exchangeConfiguration.body = body
         exchangeConfiguration.interceptors += interceptors
         if let block = blocks.withLock({ $0.sessionDidReceiveChallenge }) {
-            exchangeConfiguration.challengeHandler = { [weak self] challenge in
+            exchangeConfiguration.handlers.challengeHandler = { [weak self] challenge in
                 guard let self else { return .performDefaultHandling }
                 return await onDelegateQueue { [self] in block(self, challenge) }
             }

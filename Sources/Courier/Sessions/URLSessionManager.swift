@@ -215,35 +215,15 @@ open class URLSessionManager: @unchecked Sendable {
 
     // MARK: Plumbing for tasks
 
-    /// The exchange settings shared by every task: transport, cookies, credentials, and the
-    /// redirect and challenge blocks.
+    /// The exchange settings shared by every task: transport, cookies, credentials, the task's interceptors, and
+    /// the hooks that route the exchange's events to the task and the manager's blocks (``SessionTaskHooks``).
     func exchangeConfiguration(for task: SessionTask) -> ExchangeConfiguration {
         var exchange = baseExchangeConfiguration()
-        exchange.redirectHandler = { [weak self, weak task] proposed, response in
-            guard let self, let task else { return proposed }
-            return await taskWillPerformHTTPRedirection(task, response: response, proposed: proposed)
-        }
-        // Without a challenge block the default handling is what the exchange does anyway; leaving the handler out
-        // also spares every HTTPS request the server-trust consultation.
-        if blocks.withLock({ $0.taskDidReceiveChallenge != nil || $0.sessionDidReceiveChallenge != nil }) {
-            exchange.challengeHandler = { [weak self, weak task] challenge in
-                guard let self, let task else { return .performDefaultHandling }
-                return await taskDidReceiveChallenge(task, challenge)
-            }
-        }
+        exchange.hooks = SessionTaskHooks(
+            task: task,
+            answersChallenges: blocks.withLock { $0.taskDidReceiveChallenge != nil || $0.sessionDidReceiveChallenge != nil }
+        )
         exchange.interceptors += task.interceptors
-        if !exchange.interceptors.isEmpty {
-            exchange.willRetry = { [weak self, weak task] event in
-                guard let self, let task else { return }
-                await taskWillRetry(task, event)
-            }
-        }
-        if let dataTask = task as? DataTask, exchange.cache != nil {
-            exchange.willCacheResponse = { [weak self, weak dataTask] proposed in
-                guard let self, let dataTask else { return proposed }
-                return await dataTaskWillCacheResponse(dataTask, proposed: proposed)
-            }
-        }
         return exchange
     }
 

@@ -22,7 +22,8 @@ protocol TransmissionRecorder: AnyObject, Sendable {
 /// ``ExchangePipeline`` ends with it.
 struct TransportStage: Sendable {
     let transport: any HTTPTransport
-    let challengeHandler: (@Sendable (AuthenticationChallenge) async -> AuthenticationDisposition)?
+    /// The hooks asked about a server's trust, when they answer challenges.
+    let challenges: (any ExchangeHooks)?
     let cancellation: TransportCancellation
     let recorder: any TransmissionRecorder
 
@@ -46,10 +47,10 @@ struct TransportStage: Sendable {
         if request.body != nil {
             transportRequest.didSendBodyBytes = { [weak recorder] count in recorder?.didTransmitBodyBytes(count) }
         }
-        if let challengeHandler, url.scheme?.lowercased() == "https" {
+        if let challenges, url.scheme?.lowercased() == "https" {
             transportRequest.serverTrustHandler = { trust in
                 AuthenticationChallenge.serverTrustDecision(
-                    for: await challengeHandler(AuthenticationChallenge(serverTrust: trust, request: urlRequest))
+                    for: await challenges.answer(AuthenticationChallenge(serverTrust: trust, request: urlRequest))
                 )
             }
         }

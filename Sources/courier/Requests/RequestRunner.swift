@@ -90,14 +90,14 @@ struct RequestRunner {
         configuration.cache = cache
         configuration.cookieJar = session?.jar ?? CookieJar()
         try redirects.apply(to: &configuration.settings)
-        if !confinement.isEmpty { configuration.redirectHandler = { proposed, _ in confinement.confined(proposed) } }
+        if !confinement.isEmpty { configuration.handlers.redirectHandler = { proposed, _ in confinement.confined(proposed) } }
         if let credential {
-            configuration.challengeHandler = { challenge in credential.answer(challenge, originalURL: request.url) }
+            configuration.handlers.challengeHandler = { challenge in credential.answer(challenge, originalURL: request.url) }
         }
         let limit = try given.retry
         if limit > 0 {
             configuration.interceptors = try given.retryInterceptors
-            configuration.willRetry = { event in
+            configuration.handlers.willRetry = { event in
                 StandardStreams.writeError(CommonRequestOptions.retryLine(event, limit: limit) + "\n")
             }
         }
@@ -105,7 +105,7 @@ struct RequestRunner {
         configuration.sink = output.map { .file($0) } ?? .stream
         let upload = items.contains(where: \.isFile) ? ProgressDisplay() : nil
         if let upload {
-            configuration.uploadProgress = { progress in
+            configuration.handlers.uploadProgress = { progress in
                 upload.update(completed: progress.totalBytes, total: progress.totalBytesExpected < 0 ? nil : progress.totalBytesExpected, prefix: "upload")
             }
         }
@@ -115,7 +115,7 @@ struct RequestRunner {
         let download = output != nil && upload == nil && ProgressDisplay.Style.standardErrorIsTerminal
             ? ProgressDisplay(style: .redrawn) : nil
         if let download {
-            configuration.downloadProgress = { progress in
+            configuration.handlers.downloadProgress = { progress in
                 download.update(completed: progress.totalBytes, total: progress.totalBytesExpected < 0 ? nil : progress.totalBytesExpected)
             }
         }

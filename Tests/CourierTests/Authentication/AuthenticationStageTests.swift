@@ -44,7 +44,7 @@ struct AuthenticationStageTests {
         let asked = Atomic(0)
         let result = try await StageTests.exchange("/private", over: stub) {
             $0.maximumAuthenticationAttempts = 2
-            $0.challengeHandler = { _ in
+            $0.handlers.challengeHandler = { _ in
                 asked.add(1, ordering: .relaxed)
                 return .useCredential(URLCredential(user: "ada", password: "wrong", persistence: .none))
             }
@@ -56,7 +56,7 @@ struct AuthenticationStageTests {
 
     @Test func cancellingTheChallengeCancelsTheExchange() async throws {
         let stub = Self.guarded(expecting: "never")
-        let exchange = StageTests.exchange("/private", over: stub) { $0.challengeHandler = { _ in .cancel } }
+        let exchange = StageTests.exchange("/private", over: stub) { $0.handlers.challengeHandler = { _ in .cancel } }
         await #expect { _ = try await exchange.result() } throws: { ($0 as? URLError)?.code == .cancelled }
         #expect(exchange.phase == .cancelled)
         #expect(stub.requests.count == 1)
@@ -67,7 +67,7 @@ struct AuthenticationStageTests {
         let stub = Self.guarded(expecting: "Basic YWRhOmxvdmVsYWNl")
         _ = try await StageTests.exchange("/private", over: stub) {
             $0.credentialStore = store
-            $0.challengeHandler = { _ in .useCredential(URLCredential(user: "ada", password: "lovelace", persistence: .forSession)) }
+            $0.handlers.challengeHandler = { _ in .useCredential(URLCredential(user: "ada", password: "lovelace", persistence: .forSession)) }
         }.result()
         #expect(store.credential(host: "api.example", port: 80, realm: "api")?.user == "ada")
 

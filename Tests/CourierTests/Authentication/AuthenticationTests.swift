@@ -29,7 +29,7 @@ struct AuthenticationTests {
         let challenges = Atomic<Int>(0)
         let result = try await Fixtures.exchange(path) { configuration in
             configuration.credential = Self.wrong
-            configuration.challengeHandler = { challenge in
+            configuration.handlers.challengeHandler = { challenge in
                 challenges.add(1, ordering: .relaxed)
                 return .performDefaultHandling
             }
@@ -47,7 +47,7 @@ struct AuthenticationTests {
     @Test func hookSuppliesTheCredential() async throws {
         let seen = Mutex<AuthenticationChallenge.ProtectionSpace?>(nil)
         let result = try await Fixtures.exchange("/digest-auth/auth/u/p/SHA-256") { configuration in
-            configuration.challengeHandler = { challenge in
+            configuration.handlers.challengeHandler = { challenge in
                 seen.withLock { $0 = challenge.protectionSpace }
                 return .useCredential(URLCredential(user: "u", password: "p", persistence: .none))
             }
@@ -60,7 +60,7 @@ struct AuthenticationTests {
     @Test func hookForeverReturningAWrongCredentialIsCapped() async throws {
         let calls = Atomic<Int>(0)
         let result = try await Fixtures.exchange("/basic-auth/u/p") { configuration in
-            configuration.challengeHandler = { _ in
+            configuration.handlers.challengeHandler = { _ in
                 calls.add(1, ordering: .relaxed)
                 return .useCredential(URLCredential(user: "u", password: "bad", persistence: .none))
             }
@@ -71,7 +71,7 @@ struct AuthenticationTests {
 
     @Test func hookCancelling() async throws {
         await #expect {
-            _ = try await Fixtures.exchange("/basic-auth/u/p") { $0.challengeHandler = { _ in .cancel } }
+            _ = try await Fixtures.exchange("/basic-auth/u/p") { $0.handlers.challengeHandler = { _ in .cancel } }
         } throws: { ($0 as? URLError)?.code == .cancelled }
     }
 

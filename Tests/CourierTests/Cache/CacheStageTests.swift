@@ -164,8 +164,8 @@ struct CacheStageTests {
     @Test func theHookDecidesWhatIsStored() async throws {
         let stub = Self.server([("Cache-Control", "max-age=60")])
         let cache = HTTPCache()
-        _ = try await Self.get(stub, cache: cache) { $0.willCacheResponse = { _ in nil } }
-        _ = try await Self.get(stub, cache: cache) { $0.willCacheResponse = { proposed in
+        _ = try await Self.get(stub, cache: cache) { $0.handlers.willCacheResponse = { _ in nil } }
+        _ = try await Self.get(stub, cache: cache) { $0.handlers.willCacheResponse = { proposed in
             CachedURLResponse(response: proposed.response, data: Data("changed".utf8))
         } }
         let third = try await Self.get(stub, cache: cache)

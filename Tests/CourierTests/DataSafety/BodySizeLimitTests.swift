@@ -35,7 +35,7 @@ struct BodySizeLimitTests {
         configuration.maximumBodySize = 50_000
         var received: [Int64] = []
         let progress = Recorder<Int64>()
-        configuration.downloadProgress = { progress.append($0.totalBytes) }
+        configuration.handlers.downloadProgress = { progress.append($0.totalBytes) }
         let error = await #expect(throws: URLError.self) {
             _ = try await Exchange(request: URLRequest(url: server.url("/file/honest")), configuration: configuration).result()
         }

@@ -82,7 +82,7 @@ struct ContentDecodingStageTests {
         let body = try Self.encoded(Self.text, .gzip())
         let stub = Self.stub("gzip", .data(body), extra: [("Content-Length", "\(body.count)")])
         let seen = ProgressLog()
-        _ = try await StageTests.exchange("/p", over: stub) { $0.downloadProgress = { seen.append($0) } }.result()
+        _ = try await StageTests.exchange("/p", over: stub) { $0.handlers.downloadProgress = { seen.append($0) } }.result()
         #expect(seen.all.last?.totalBytes == Int64(Self.text.count))
         #expect(seen.all.allSatisfy { $0.totalBytesExpected == -1 })
     }
@@ -108,7 +108,7 @@ struct ContentDecodingStageTests {
         let stub = Self.stub("gzip", .chunks(Self.pieces(bomb, of: 1024)))
         let delivered = ProgressLog()
         let error = await #expect(throws: URLError.self) {
-            try await StageTests.exchange("/bomb", over: stub) { $0.downloadProgress = { delivered.append($0) } }.result()
+            try await StageTests.exchange("/bomb", over: stub) { $0.handlers.downloadProgress = { delivered.append($0) } }.result()
         }
         #expect(error?.code == .cannotDecodeContentData)
         #expect(error?.localizedDescription.contains("decompression bomb") == true)

@@ -84,7 +84,7 @@ struct ExchangeDriverTests {
         let reader = Task { await updates.reduce(into: [Int64]()) { $0.append($1.totalBytes) } }
         #expect(driver.start() == 1)
         let exchange = try await Self.exchange("/stream-bytes/200000?seed=3&chunk_size=10000") { configuration in
-            configuration.downloadProgress = { [driver] progress in driver.report(progress, .download) }
+            configuration.handlers.downloadProgress = { [driver] progress in driver.report(progress, .download) }
         }
         #expect(driver.register(exchange, attempt: 1))
         _ = try await exchange.result()

@@ -15,7 +15,7 @@ struct SinkDeliveryTests {
     func receiveIsTheDefault() async throws {
         let chunks = Mutex<[Int]>([])
         let result = try await Fixtures.exchange("/stream-bytes/50000?seed=4&chunk_size=5000") {
-            $0.didReceiveData = { chunk in chunks.withLock { $0.append(chunk.count) } }
+            $0.handlers.didReceiveData = { chunk in chunks.withLock { $0.append(chunk.count) } }
         }
         let reference = try await Fixtures.exchange("/stream-bytes/50000?seed=4&chunk_size=5000")
         #expect(result.data == reference.data)
@@ -29,11 +29,11 @@ struct SinkDeliveryTests {
         let seen = Mutex<(status: Int, outcome: ResumptionOutcome?)?>(nil)
         let reported = Mutex(0)
         let result = try await Fixtures.exchange("/bytes/40000?seed=2") {
-            $0.bodyDecision = { head, outcome in
+            $0.handlers.bodyDecision = { head, outcome in
                 seen.withLock { $0 = (head.statusCode, outcome) }
                 return .handOver
             }
-            $0.didReceiveData = { chunk in reported.withLock { $0 += chunk.count } }
+            $0.handlers.didReceiveData = { chunk in reported.withLock { $0 += chunk.count } }
         }
         #expect(seen.withLock { $0?.status } == 200)
         #expect(seen.withLock { $0?.outcome } == nil)
@@ -48,7 +48,7 @@ struct SinkDeliveryTests {
         struct NotWanted: Error, Equatable {}
         let exchange = Exchange(request: URLRequest(url: try await Fixtures.url("/bytes/100000")), configuration: {
             var configuration = ExchangeConfiguration(transport: Fixtures.transport)
-            configuration.bodyDecision = { _, _ in .refuse(NotWanted()) }
+            configuration.handlers.bodyDecision = { _, _ in .refuse(NotWanted()) }
             return configuration
         }())
         await #expect(throws: NotWanted.self) { _ = try await exchange.result() }

@@ -40,7 +40,7 @@ struct StreamingTests {
 
         let received = Atomic<Int64>(0)
         var configuration = ExchangeConfiguration(transport: Fixtures.transport)
-        configuration.downloadProgress = { received.store($0.totalBytes, ordering: .relaxed) }
+        configuration.handlers.downloadProgress = { received.store($0.totalBytes, ordering: .relaxed) }
         let exchange = Exchange(request: URLRequest(url: url), configuration: configuration)
         exchange.pause()
         exchange.start()
@@ -110,7 +110,7 @@ struct StreamingTests {
         for paused in [false, true] {
             let progress = Atomic<Int64>(0)
             var configuration = ExchangeConfiguration(transport: Fixtures.transport)
-            configuration.downloadProgress = { progress.store($0.totalBytes, ordering: .relaxed) }
+            configuration.handlers.downloadProgress = { progress.store($0.totalBytes, ordering: .relaxed) }
             let receiving = Exchange(request: URLRequest(url: try await Fixtures.url("/drip?duration=5&numbytes=50&delay=0")), configuration: configuration)
             receiving.start()
             #expect(await eventually { progress.load(ordering: .relaxed) > 0 })

@@ -24,9 +24,9 @@ struct PipelineOrderTests {
         bare.followsRedirects = false
         bare.resumption = DownloadResumption(offset: 10)  // no validator: nothing to continue
         bare.contentDecoding = nil
-        bare.challengeHandler = { _ in .performDefaultHandling }
+        bare.handlers.challengeHandler = { _ in .performDefaultHandling }
         #expect(ExchangePipeline.standardStages(for: bare).map { String(describing: type(of: $0)) } == ["DefaultHeadersStage", "AuthenticationStage"])
-        bare.challengeHandler = nil
+        bare.handlers.challengeHandler = nil
         #expect(
             ExchangePipeline.standardStages(for: bare).map { String(describing: type(of: $0)) } == ["DefaultHeadersStage"],
             "nothing to answer a challenge with: no stage"

@@ -50,7 +50,7 @@ struct RedirectStageTests {
         let stub = StubTransport(routes: ["/a": .redirect(to: "/b"), "/b": .redirect(to: "/c"), "/c": .text("end")])
         let seen = Journal()
         let exchange = StageTests.exchange("/a", over: stub) {
-            $0.redirectHandler = { proposed, response in
+            $0.handlers.redirectHandler = { proposed, response in
                 seen.append("\(response.statusCode) → \(proposed.url?.path ?? "?")")
                 return proposed.url?.path == "/c" ? nil : proposed
             }
@@ -83,7 +83,7 @@ struct RedirectStageTests {
         let stub = StubTransport(routes: ["/up": .redirect(to: "/again", statusCode: 307), "/again": .text("ok")])
         let exchange = StageTests.exchange("/up", method: "POST", over: stub) {
             $0.body = .inputStream(InputStream(data: Data("first".utf8)), length: 5)
-            $0.newBodyStream = { _ in InputStream(data: Data("fresh".utf8)) }
+            $0.handlers.newBodyStream = { _ in InputStream(data: Data("fresh".utf8)) }
         }
         _ = try await exchange.result()
         #expect(stub.requests.map(\.body) == [Data("first".utf8), Data("fresh".utf8)])

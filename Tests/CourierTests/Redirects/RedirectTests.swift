@@ -50,7 +50,7 @@ struct RedirectTests {
     @Test func hookSeesEachHopAndModifiesIt() async throws {
         let hops = Mutex<[String]>([])
         let result = try await Fixtures.exchange("/redirect/2") { configuration in
-            configuration.redirectHandler = { proposed, response in
+            configuration.handlers.redirectHandler = { proposed, response in
                 hops.withLock { $0.append("\(response.statusCode) \(proposed.url?.path ?? "")") }
                 var modified = proposed
                 modified.setValue("hop", forHTTPHeaderField: "X-Courier-Hop")
@@ -64,7 +64,7 @@ struct RedirectTests {
 
     @Test func hookRefusingDeliversTheRedirect() async throws {
         let result = try await Fixtures.exchange("/redirect/2") { configuration in
-            configuration.redirectHandler = { _, _ in nil }
+            configuration.handlers.redirectHandler = { _, _ in nil }
         }
         #expect(result.response.statusCode == 302)
         #expect(result.redirectCount == 0)

@@ -46,7 +46,7 @@ struct RetryDeadlineTests {
         var configuration = ExchangeConfiguration(transport: Fixtures.transport)
         configuration.interceptors = [RetryPolicy(retryLimit: 3, budget: nil)]
         let waiting = Atomic<Bool>(false)
-        configuration.willRetry = { _ in waiting.store(true, ordering: .releasing) }
+        configuration.handlers.willRetry = { _ in waiting.store(true, ordering: .releasing) }
         let exchange = Exchange(request: URLRequest(url: server.url("/busy")), configuration: configuration)
         let started = ContinuousClock.now
         // Cancelled from another task, as `operation.cancel()` or a resource timer does, once the wait has begun.

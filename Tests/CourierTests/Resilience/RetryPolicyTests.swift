@@ -62,7 +62,7 @@ struct RetryPolicyTests {
         let retries = Mutex<[RetryEvent]>([])
         let outcome = await Self.run(over: stub) {
             $0.interceptors = [Self.immediate()]
-            $0.willRetry = { event in retries.withLock { $0.append(event) } }
+            $0.handlers.willRetry = { event in retries.withLock { $0.append(event) } }
         }
         #expect(try outcome.get().response.statusCode == 200)
         #expect(retries.withLock { $0.map(\.retryNumber) } == [1, 2])
@@ -242,7 +242,7 @@ struct RetryPolicyTests {
         let exchange = StageTests.exchange("slow", over: stub) {
             $0.interceptors = [RetryPolicy()]
             // Called with the retry decided, just before its delay is waited.
-            $0.willRetry = { _ in waiting.store(true, ordering: .releasing) }
+            $0.handlers.willRetry = { _ in waiting.store(true, ordering: .releasing) }
         }
         let task = Task { try await exchange.result() }
         // Cancelled during the 20 s wait.

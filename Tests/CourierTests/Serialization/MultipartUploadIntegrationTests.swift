@@ -24,7 +24,7 @@ struct MultipartUploadIntegrationTests {
 
         let sent = Atomic<Int64>(0)
         var configuration = ExchangeConfiguration(transport: Fixtures.transport)
-        configuration.uploadProgress = { sent.store($0.totalBytes, ordering: .relaxed) }
+        configuration.handlers.uploadProgress = { sent.store($0.totalBytes, ordering: .relaxed) }
         let result = try await Exchange(request: request, configuration: configuration).result()
         #expect(result.response.statusCode == 200)
         let echo = try Fixtures.json(result)

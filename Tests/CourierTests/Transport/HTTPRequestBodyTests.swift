@@ -75,7 +75,7 @@ struct RequestBodyTests {
     @Test func uploadProgressIsMonotonicAndEndsAtTheTotal() async throws {
         let steps = Mutex<[TransferProgress]>([])
         _ = try await Fixtures.exchange("/anything", method: "POST", body: Self.payload) { configuration in
-            configuration.uploadProgress = { progress in steps.withLock { $0.append(progress) } }
+            configuration.handlers.uploadProgress = { progress in steps.withLock { $0.append(progress) } }
         }
         let recorded = steps.withLock { $0 }
         #expect(recorded.count > 1)
