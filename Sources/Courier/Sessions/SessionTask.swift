@@ -21,16 +21,31 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
     public let taskIdentifier: Int
     /// The request as the task was created with it (before the session's headers and redirects).
     public let originalRequest: URLRequest?
-    /// The progress of the upload (request body): `completedUnitCount` is bytes sent.
-    public let uploadProgress: Progress
-    /// The progress of the download (response body): `completedUnitCount` is bytes received.
-    public let downloadProgress: Progress
+    /// The progress of the upload (request body): `completedUnitCount` is bytes sent. Made when first read (unless
+    /// it joined the current progress when the task was made), with the bytes sent so far.
+    public var uploadProgress: Progress { progressObject(.upload) }
+    /// The progress of the download (response body): `completedUnitCount` is bytes received. Made when first read
+    /// (unless it joined the current progress when the task was made), with the bytes received so far.
+    public var downloadProgress: Progress { progressObject(.download) }
 
     /// The manager that made the task; it keeps the task until the task completes.
     let manager: URLSessionManager
     /// The task's life, progress and waiters. A suspend holds the connection, as URLSession's.
     let driver = ExchangeDriver(pauseMode: .holdConnection)
     private let shared: Mutex<Shared>
+    /// The `Progress` objects, once made: a `Progress` costs an allocation and a lock per update, and most requests
+    /// never have theirs read.
+    private let progressObjects: Mutex<ProgressObjects>
+
+    private struct ProgressObjects {
+        var upload: Progress?
+        var download: Progress?
+
+        subscript(direction: TransferDirection) -> Progress? {
+            get { direction == .upload ? upload : download }
+            set { if direction == .upload { upload = newValue } else { download = newValue } }
+        }
+    }
 
     private struct Shared {
         var request: URLRequest?
@@ -50,14 +65,38 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
         taskIdentifier = identifier
         originalRequest = request
         self.manager = manager
-        // `Progress(totalUnitCount:)` joins the current progress (taking its pending units);
-        // `Progress(parent: nil)` stays on its own.
-        let reported = Progress(totalUnitCount: -1)
-        let other = Progress(parent: nil, userInfo: nil)
-        other.totalUnitCount = -1
-        uploadProgress = reports == .upload ? reported : other
-        downloadProgress = reports == .upload ? other : reported
+        // `Progress(totalUnitCount:)` joins the current progress (taking its pending units), so the reported one
+        // is made now when there is one; otherwise each is made on its own when first read.
+        var objects = ProgressObjects()
+        if Progress.current() != nil { objects[reports] = Progress(totalUnitCount: -1) }
+        progressObjects = Mutex(objects)
         shared = Mutex(Shared(request: request))
+    }
+
+    /// `direction`'s `Progress`, made now (with the progress so far) if it was not.
+    private func progressObject(_ direction: TransferDirection) -> Progress {
+        progressObjects.withLock { objects in
+            if let made = objects[direction] { return made }
+            let made = Progress(parent: nil, userInfo: nil)
+            Self.update(made, to: direction == .upload ? driver.sent : driver.received)
+            objects[direction] = made
+            return made
+        }
+    }
+
+    private static func update(_ object: Progress, to progress: TransferProgress) {
+        object.totalUnitCount = progress.totalBytesExpected
+        object.completedUnitCount = progress.totalBytes
+    }
+
+    /// Records `progress` of `direction`: in its `Progress` when made, then with the driver (which tells the
+    /// observers, whose blocks read that `Progress`). A `Progress` made between the two reads the driver's older
+    /// value, so it is brought up to date after.
+    private func record(_ progress: TransferProgress, _ direction: TransferDirection) {
+        let existing = progressObjects.withLock { $0[direction] }
+        if let existing { Self.update(existing, to: progress) }
+        driver.report(progress, direction)
+        if existing == nil, let made = progressObjects.withLock({ $0[direction] }) { Self.update(made, to: progress) }
     }
 
     // MARK: Retries
@@ -271,17 +310,13 @@ public class SessionTask: @unchecked Sendable, CustomStringConvertible {
 
     /// Records request body progress and reports it to the observers and the delegate block.
     func didSend(_ progress: TransferProgress) {
-        uploadProgress.totalUnitCount = progress.totalBytesExpected
-        uploadProgress.completedUnitCount = progress.totalBytes
-        driver.report(progress, .upload)
+        record(progress, .upload)
         manager.taskDidSendBodyData(self, progress)
     }
 
     /// Records response body progress and reports it to the observers.
     func didReceive(_ progress: TransferProgress) {
-        downloadProgress.totalUnitCount = progress.totalBytesExpected
-        downloadProgress.completedUnitCount = progress.totalBytes
-        driver.report(progress, .download)
+        record(progress, .download)
     }
 
     /// Completes the task: state, error, then (on the delegate queue) the metrics block, the
