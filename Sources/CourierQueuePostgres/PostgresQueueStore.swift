@@ -182,7 +182,7 @@ public final class PostgresQueueStore: QueueStore {
         case .none: body = nil
         case .data(let data): body = data
         case .file(let url):
-            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size]) as? Int
+            let size = FileStatus.size(atPath: url.path).map { Int($0) }
             if let size, size > Self.maximumBodySize { throw Self.tooLarge(size) }
             do {
                 body = try Data(contentsOf: url)

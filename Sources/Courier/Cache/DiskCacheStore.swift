@@ -55,14 +55,15 @@ final class DiskCacheStore: Sendable {
         let staleTemporary = Date().addingTimeInterval(-3600)
         for name in names {
             let path = directory.appendingPathComponent(name).path
-            guard let attributes = try? manager.attributesOfItem(atPath: path) else { continue }
-            let modified = attributes[.modificationDate] as? Date ?? .distantPast
+            guard let status = FileStatus(path: path) else { continue }
+            let modified = status.modified
             if name.hasPrefix(PrivateFile.temporaryPrefix) {
                 // Left by a process that stopped mid-write (a live writer's is younger).
                 if modified < staleTemporary { unlink(path) }
                 continue
             }
-            guard name.hasSuffix(Self.suffix), let size = (attributes[.size] as? NSNumber)?.intValue else { continue }
+            guard name.hasSuffix(Self.suffix) else { continue }
+            let size = Int(status.size)
             index.files[String(name.dropLast(Self.suffix.count))] = (size, modified)
             index.size += size
         }

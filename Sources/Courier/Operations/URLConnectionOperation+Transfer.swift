@@ -166,7 +166,6 @@ extension URLConnectionOperation {
     }
 
     static func fileSize(_ url: URL) -> Int64 {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-        return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+        FileStatus.size(atPath: url.path) ?? 0
     }
 }

@@ -84,7 +84,7 @@ public struct DownloadResumeData: Codable, Sendable, Equatable {
     /// The resumption point, checked against the partial file: bytes that are no longer on disk
     /// cannot be kept, so a shorter or missing file lowers the offset (to 0: a clean restart).
     func verifiedResumption() -> DownloadResumption {
-        let size = (try? FileManager.default.attributesOfItem(atPath: partialFilePath)[.size] as? NSNumber)?.int64Value ?? 0
+        let size = FileStatus.size(atPath: partialFilePath) ?? 0
         var resumption = self.resumption
         resumption.offset = min(resumption.offset, size)
         return resumption

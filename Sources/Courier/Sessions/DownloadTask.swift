@@ -190,7 +190,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     /// statuses or an empty partial file.
     private func resumableFailure(_ error: any Error, response: HTTPURLResponse?) -> URLError? {
         guard let failure = error as? URLError, failure.code != .cancelled,
-              let size = (try? FileManager.default.attributesOfItem(atPath: partialFile.path)[.size] as? NSNumber)?.int64Value,
+              let size = FileStatus.size(atPath: partialFile.path),
               size > 0, let data = resumeData(response: response) else { return nil }
         var userInfo = failure.userInfo
         userInfo[Self.resumeDataKey] = data
@@ -222,7 +222,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
         }
         guard let response, (200..<300).contains(response.statusCode),
               let request = currentRequest ?? originalRequest,
-              let size = (try? FileManager.default.attributesOfItem(atPath: partialFile.path)[.size] as? NSNumber)?.int64Value
+              let size = FileStatus.size(atPath: partialFile.path)
         else { return nil }
         var resumption = DownloadResumption(offset: size, response: response)
         if response.statusCode == 206, let previous = local.withLock({ $0.resumption }) {

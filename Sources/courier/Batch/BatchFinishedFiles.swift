@@ -81,11 +81,7 @@ final class BatchFinishedFiles: Sendable {
 
     /// A regular file's size and modification time, or `nil` for anything else.
     private static func identity(of url: URL) -> (Int64, Double)? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-              attributes[.type] as? FileAttributeType == .typeRegular,
-              let size = (attributes[.size] as? NSNumber)?.int64Value,
-              let modified = attributes[.modificationDate] as? Date
-        else { return nil }
-        return (size, modified.timeIntervalSince1970)
+        guard let status = FileStatus(path: url.path), status.kind == .regular else { return nil }
+        return (status.size, status.modified.timeIntervalSince1970)
     }
 }

@@ -237,7 +237,7 @@ struct DownloadCommand: AsyncParsableCommand {
     }
 
     private static func isRegularFile(_ url: URL) -> Bool {
-        (try? FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType) == .typeRegular
+        FileStatus.isRegularFile(atPath: url.path)
     }
 
     /// The command line that continues this download, quoted for a POSIX shell.

@@ -108,7 +108,7 @@ struct DownloadFiles {
             resume.partialFilePath = partial.path
             // The bytes on disk are the ones kept: a record written as the body started says 0, and the file grew
             // after it (a record written at a stop says exactly the file's size).
-            if let size = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.int64Value, size >= 0 {
+            if let size = FileStatus.size(atPath: partial.path), size >= 0 {
                 resume.resumption.offset = size
             }
             resume.headers = Self.fields(of: request, for: resume.url, confinedBy: confinement)
@@ -138,9 +138,7 @@ struct DownloadFiles {
     /// when ``output`` is not a regular file with bytes in it.
     /// - Throws: `CLIFailure` when the file cannot be moved; the file system's errors.
     func adoptForeignPartial(of request: URLRequest) throws -> DownloadResumeData? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: output.path),
-              attributes[.type] as? FileAttributeType == .typeRegular,
-              ((attributes[.size] as? NSNumber)?.int64Value ?? 0) > 0
+        guard let status = FileStatus(path: output.path), status.kind == .regular, status.size > 0
         else { return nil }
         guard !FileManager.default.fileExists(atPath: partial.path) else {
             throw CLIFailure.usage("both \(output.path) and \(partial.path) exist, without resume data: remove the one not to continue")

@@ -1,3 +1,4 @@
+import Courier
 import Crypto
 import Foundation
 #if canImport(FoundationNetworking)
@@ -82,8 +83,10 @@ struct IntegrityCheck: Equatable {
 
     /// The size of `file` in bytes.
     static func size(of file: URL) throws -> Int64 {
-        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        guard let status = FileStatus(path: file.path) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: file.path])
+        }
+        return status.size
     }
 
     /// The digest of `file` from byte `from` to its end, read in 1 MiB pieces.
