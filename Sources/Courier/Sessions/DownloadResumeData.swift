@@ -43,10 +43,11 @@ public struct DownloadResumeData: Codable, Sendable, Equatable {
     /// are the start of what the server sends now: check the finished file against a digest when it matters. A
     /// server that ignores ranges sends the whole resource, and the download starts over. ``headers`` are
     /// `request`'s, credentials included: clear them before writing ``encoded()`` somewhere others can read.
-    /// - Throws: the file system's error when the file's size cannot be read.
+    /// - Throws: `CocoaError(.fileReadNoSuchFile)` when the file's size cannot be read.
     public init(continuingWithoutValidator partialFile: URL, of request: URLRequest) throws {
-        let attributes = try FileManager.default.attributesOfItem(atPath: partialFile.path)
-        let size = (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        guard let size = FileStatus.size(atPath: partialFile.path) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: partialFile.path])
+        }
         self.init(request: request, partialFile: partialFile, resumption: DownloadResumption(offset: size, continuesWithoutValidator: true))
     }
 

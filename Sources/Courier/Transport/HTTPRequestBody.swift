@@ -140,18 +140,16 @@ enum FileBodyInfo {
     /// The size of a regular, readable file, or a `URLError` saying why it cannot be sent.
     static func length(of url: URL) throws -> Int64 {
         guard url.isFileURL else { throw URLError(.unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: url]) }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
+        guard let status = FileStatus(path: url.path) else {
             throw URLError(.fileDoesNotExist, userInfo: [NSURLErrorFailingURLErrorKey: url])
         }
-        guard !isDirectory.boolValue else {
+        guard status.kind != .directory else {
             throw URLError(.fileIsDirectory, userInfo: [NSURLErrorFailingURLErrorKey: url])
         }
         guard FileManager.default.isReadableFile(atPath: url.path) else {
             throw URLError(.noPermissionsToReadFile, userInfo: [NSURLErrorFailingURLErrorKey: url])
         }
-        let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
-        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        return status.size
     }
 }
 

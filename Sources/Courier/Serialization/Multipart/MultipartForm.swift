@@ -117,23 +117,16 @@ public final class MultipartForm: MultipartFormData {
     /// The size of a regular, readable file.
     static func readableFileLength(_ url: URL) throws -> Int64 {
         guard url.isFileURL else { throw RequestSerializationError.notAFileURL(url) }
-        let manager = FileManager.default
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try manager.attributesOfItem(atPath: url.path)
-        } catch {
+        guard let status = FileStatus(path: url.path) else {
             throw RequestSerializationError.unreadableFile(url, reason: "it does not exist or cannot be examined")
         }
-        guard (attributes[.type] as? FileAttributeType) == .typeRegular else {
+        guard status.kind == .regular else {
             throw RequestSerializationError.unreadableFile(url, reason: "it is not a regular file")
         }
-        guard manager.isReadableFile(atPath: url.path) else {
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
             throw RequestSerializationError.unreadableFile(url, reason: "it is not readable")
         }
-        guard let size = (attributes[.size] as? NSNumber)?.int64Value else {
-            throw RequestSerializationError.unreadableFile(url, reason: "its size is unknown")
-        }
-        return size
+        return status.size
     }
 
     /// `request` with this form as its body: `Content-Type`, exact `Content-Length` and a

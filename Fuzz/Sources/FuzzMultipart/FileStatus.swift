@@ -1,0 +1,1 @@
+../../../Sources/Courier/Storage/FileStatus.swift
