@@ -21,16 +21,24 @@ final class FileWriteQueue: Sendable {
         var inFlight = 0
         var waiter: CheckedContinuation<Void, Never>?
         var failure: URLError?
+        /// Whether ``close(after:)`` closed the descriptor (else `deinit` does).
+        var closed = false
     }
 
-    private let handle: FileHandle
+    /// The open file, closed by ``close(after:)``.
+    private let descriptor: Int32
     private let url: URL
     private let queue = DispatchQueue(label: "Courier.FileWriteQueue")
     private let state = Mutex(State())
 
-    init(handle: FileHandle, url: URL) {
-        self.handle = handle
+    init(descriptor: Int32, url: URL) {
+        self.descriptor = descriptor
         self.url = url
+    }
+
+    deinit {
+        // A writer dropped without `finish` or `abandon` (its task was torn down) still releases the file.
+        if !state.withLock({ $0.closed }) { systemClose(descriptor) }
     }
 
     /// Queues `chunks` to be written (with one gathering `writev(2)`, no copy) after everything
@@ -62,13 +70,17 @@ final class FileWriteQueue: Sendable {
         }
     }
 
-    /// Waits until every queued buffer is written, then closes the file. Throws the first write
-    /// error, if any (the file is closed either way).
-    func close() async throws {
+    /// Writes `last` after everything queued, then closes the file, in one turn of the queue (a small body costs one
+    /// hop, not two); returns when that is done. Throws the first write error, if any (the file is closed either way).
+    func close(after last: [Data] = []) async throws {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async { continuation.resume() }
+            queue.async { [self] in
+                if !last.isEmpty { write(last) }
+                state.withLock { $0.closed = true }
+                systemClose(descriptor)
+                continuation.resume()
+            }
         }
-        try? handle.close()
         try throwIfFailed()
     }
 
@@ -105,7 +117,6 @@ final class FileWriteQueue: Sendable {
 
     /// `writev(2)` until every vector is written (short writes continue where they stopped).
     private func writeVectors(_ vectors: inout [iovec]) -> Int32 {
-        let descriptor = handle.fileDescriptor
         var first = 0
         while first < vectors.count {
             let count = min(vectors.count - first, 1024)  // IOV_MAX on Linux and Darwin
@@ -130,4 +141,9 @@ final class FileWriteQueue: Sendable {
         }
         return 0
     }
+}
+
+/// `close(2)`, named apart from ``FileWriteQueue/close(after:)``.
+private func systemClose(_ descriptor: Int32) {
+    _ = close(descriptor)
 }
