@@ -90,7 +90,9 @@ struct BatchResumeFile {
         return (try? PrivateFile.replace(file, with: data)) != nil
     }
 
+    /// Removes the record, if there is one (`unlink(2)`: `FileManager.removeItem` builds an `NSError` for the usual
+    /// case, a file that is not there).
     func remove() {
-        try? FileManager.default.removeItem(at: file)
+        _ = unlink(file.path)
     }
 }

@@ -14,7 +14,7 @@ struct ChecksumsFile: Equatable {
         var digests: [String: ExpectedChecksum] = [:]
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         for (index, line) in lines.enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = String(line.trimmingBlanks)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
             let hex = trimmed.prefix { $0.isHexDigit }
             var rest = trimmed.dropFirst(hex.count)
