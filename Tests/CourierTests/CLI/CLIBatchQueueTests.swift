@@ -108,15 +108,12 @@ struct CLIBatchQueueTests {
 
         let adding = try ChildProcess("courier", ["batch", batch.list.path, "--output-dir", first.path] + common)
         // The worker joins once the file's jobs are in the queue (a worker finding none has nothing to drain).
-        let deadline = ContinuousClock.now + .seconds(30)
-        var added = ""
-        while added != "\(count)", ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
+        let added = try await eventually(timeout: .seconds(30), every: .milliseconds(50)) {
             // (psql by hand: the table does not exist until the batch has opened the store.)
             let outcome = try await ShellCommand.run("psql -X -q -A -t '\(database)' -c 'SELECT count(*) FROM courier_jobs'")
-            added = String(decoding: outcome.standardOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            return String(decoding: outcome.standardOutput, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) == "\(count)"
         }
-        #expect(added == "\(count)", "the batch's jobs never reached the queue")
+        #expect(added, "the batch's jobs never reached the queue")
         let working = try ChildProcess("courier", ["batch", "--worker", "--output-dir", second.path] + common)
         let (one, two) = (try await adding.finish(timeout: .seconds(90)), try await working.finish(timeout: .seconds(90)))
         #expect(one.status == 0, "\(one.standardOutput) \(one.standardError)")

@@ -99,13 +99,15 @@ struct CLIDownloadTests {
         let size = 256 << 20
         let child = try ChildProcess("courier", ["download", try await Self.url("/download/\(size)?seed=17"), "-o", file.path])
         // VmHWM is the child's peak resident size so far; the last reading before it exits is the peak.
-        var peakKiB = 0
-        while let status = try? String(contentsOfFile: "/proc/\(child.processIdentifier)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) {
-            peakKiB = max(peakKiB, Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0)
-            try await Task.sleep(for: .milliseconds(20))
+        let status = "/proc/\(child.processIdentifier)/status"
+        let sampler = sampleMaximum(every: .milliseconds(20)) {
+            guard let text = try? String(contentsOfFile: status, encoding: .utf8),
+                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
         }
         let outcome = try await child.finish()
+        sampler.cancel()
+        let peakKiB = await sampler.value
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(try Self.size(file) == size)
         #expect(peakKiB > 0, "the child's memory was never read")

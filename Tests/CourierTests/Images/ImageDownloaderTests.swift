@@ -126,19 +126,13 @@ struct ImageDownloaderTests {
         let images = try (0..<4).map { try ServedImage.write("limit-\($0)-\(UUID().uuidString).png", width: 400, height: 400, seed: 10 + $0) }
         let downloader = try Self.downloader(maximumActiveDownloads: 2)
         let urls = try images.map { try NginxInterop.url($0.path) }
-        let most = Atomic<Int>(0)
-        let sampling = Task {
-            while !Task.isCancelled {
-                most.max(downloader.activeDownloadCount, ordering: .relaxed)
-                try? await Task.sleep(for: .milliseconds(5))
-            }
-        }
+        let sampling = sampleMaximum(every: .milliseconds(5)) { downloader.activeDownloadCount }
         let results = try await withThrowingTaskGroup(of: (Int, Image).self) { group in
             for (index, url) in urls.enumerated() { group.addTask { (index, try await downloader.image(from: url)) } }
             return try await group.reduce(into: [Int: Image]()) { $0[$1.0] = $1.1 }
         }
         sampling.cancel()
-        #expect(most.load(ordering: .relaxed) == 2, "the downloads ran two at a time")
+        #expect(await sampling.value == 2, "the downloads ran two at a time")
         for (index, served) in images.enumerated() { #expect(results[index]?.pixels == served.pixels) }
         #expect(downloader.activeDownloadCount == 0 && downloader.queuedDownloadCount == 0)
     }

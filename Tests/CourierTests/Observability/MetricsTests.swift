@@ -140,9 +140,7 @@ struct MetricsTests {
         #expect(values.max().map { $0 >= 1 } == true, "\(values)")
 
         session.invalidateSessionCancelingTasks(true)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while open.lastValue != 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(open.lastValue == 0, "\(open.values)")
+        #expect(await eventually { open.lastValue == 0 }, "\(open.values)")
         let durations = metrics.timers(label: "http.client.connection.duration").flatMap(\.values)
         #expect(durations.count == opened)
         #expect(durations.allSatisfy { $0 > 0 })

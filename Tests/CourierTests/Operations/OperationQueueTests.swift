@@ -34,18 +34,12 @@ struct OperationQueueTests {
         let all = operations
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = limit
-        let peak = Atomic<Int>(0)
-        let sampler = Task {
-            while !Task.isCancelled {
-                let executing = all.filter(\.isExecuting).count
-                peak.max(executing, ordering: .relaxed)
-                try? await Task.sleep(for: .milliseconds(2))
-            }
-        }
+        let sampler = sampleMaximum { all.filter(\.isExecuting).count }
         await OperationFixtures.run(operations, on: queue)
         sampler.cancel()
-        #expect(peak.load(ordering: .relaxed) <= limit)
-        #expect(peak.load(ordering: .relaxed) >= min(limit, 2))
+        let peak = await sampler.value
+        #expect(peak <= limit)
+        #expect(peak >= min(limit, 2))
         #expect(operations.allSatisfy { $0.isFinished && $0.error == nil })
     }
 

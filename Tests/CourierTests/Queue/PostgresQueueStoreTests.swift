@@ -40,14 +40,7 @@ struct PostgresQueueStoreTests {
         // count of running jobs, read on a connection of its own while the workers drain, is at least what is in
         // flight. (Events from four workers' streams arrive out of order and cannot tell.)
         let observer = try await fixture.openStore()
-        let sampler = Task {
-            var most = 0
-            while !Task.isCancelled {
-                most = max(most, (try? await observer.schedule(now: Date()).running) ?? 0)
-                try? await Task.sleep(for: .milliseconds(2))
-            }
-            return most
-        }
+        let sampler = sampleMaximum { (try? await observer.schedule(now: Date()).running) ?? 0 }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in workers { group.addTask { try await worker.drain() } }
             try await group.waitForAll()
@@ -119,11 +112,11 @@ struct PostgresQueueStoreTests {
         let victim = children[0]
         try await victim.waitFor(" succeeded ", timeout: .seconds(60))
         // Midway: a third of the jobs done.
-        var done = 0
-        while done < count / 3 {
-            try await Task.sleep(for: .milliseconds(100))
-            done = Int(try await PostgresDatabases.run("SELECT count(*) FROM courier_jobs WHERE state = 'succeeded'", in: fixture.path)) ?? 0
+        let midway = try await eventually(timeout: .seconds(120), every: .milliseconds(100)) {
+            let done = Int(try await PostgresDatabases.run("SELECT count(*) FROM courier_jobs WHERE state = 'succeeded'", in: fixture.path)) ?? 0
+            return done >= count / 3
         }
+        try #require(midway, "a third of the jobs were not done within two minutes")
         victim.send(SIGKILL)
         // What it held when it died (its leases name it by host and process id).
         let held = try await PostgresDatabases.run(

@@ -26,17 +26,13 @@ struct QueueReachabilityTests {
             let free = try await fixture.queue.enqueue(try fixture.request("/anything?any-time", method: "POST"))
             let drain = Task { try await fixture.queue.drain() }
 
-            let deadline = Date().addingTimeInterval(5)
-            while try await fixture.queue.job(free)?.state != .succeeded, Date() < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            #expect(try await fixture.queue.job(free)?.state == .succeeded)
+            #expect(try await eventually(timeout: .seconds(5)) { try await fixture.queue.job(free)?.state == .succeeded })
             // Nothing must happen here: ten poll intervals without a route.
-            try await Task.sleep(for: .milliseconds(500))
+            let log = fixture.server.requestLog
+            #expect(await throughout(.milliseconds(500)) { !log.requests.contains { $0.target.hasSuffix("needs-network") } })
             let held = try #require(try await fixture.queue.job(waiting))
             #expect(held.state == .pending)
             #expect(held.attempts == 0, "an attempt was spent while there was no route")
-            #expect(!fixture.server.requestLog.requests.contains { $0.target.hasSuffix("needs-network") })
 
             let routed = Date()
             try ns.inside("route", "add", "10.213.71.0/24", "via", "10.213.70.2", "dev", "qA")

@@ -74,12 +74,13 @@ struct SessionInvalidationAndMetricsTests {
         // The session's own transport is shut down with it: it takes no more requests.
         let url = try await Fixtures.url("/get")
         var refusal: URLError?
-        for _ in 0..<200 where refusal == nil {
+        _ = try await eventually(timeout: .seconds(5), every: .milliseconds(10)) {
             do {
                 _ = try await own.send(TransportRequest(url: url))
-                try await Task.sleep(for: .milliseconds(10))
+                return false
             } catch let error as URLError {
                 refusal = error
+                return true
             }
         }
         // Cancelled while the engine shuts down, or refused once it has ("The transport has been shut down.").

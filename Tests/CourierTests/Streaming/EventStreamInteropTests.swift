@@ -97,17 +97,14 @@ struct EventStreamInteropTests {
         let consumer = Task {
             for try await _ in session.events(for: request) { received.add(1, ordering: .relaxed) }
         }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while received.load(ordering: .relaxed) < 100, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(received.load(ordering: .relaxed) >= 100)
+        #expect(await eventually(timeout: .seconds(20)) { received.load(ordering: .relaxed) >= 100 })
         let cancelled = ContinuousClock.now
         consumer.cancel()
         _ = try? await consumer.value
         #expect(ContinuousClock.now - cancelled < .seconds(2))
         // Nothing more arrives once the consumer has gone.
         let after = received.load(ordering: .relaxed)
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(received.load(ordering: .relaxed) == after)
+        #expect(await throughout(.milliseconds(200)) { received.load(ordering: .relaxed) == after })
     }
 
     @Test("courier get --stream prints each event as it arrives: its type, id and retry, then its data, JSON formatted")

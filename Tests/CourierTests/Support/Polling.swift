@@ -13,6 +13,36 @@ func eventually(timeout: Duration = .seconds(10), until condition: @Sendable () 
     return condition()
 }
 
+/// Waits (polling every `interval`, bounded by `timeout`) until `condition` holds; returns whether it did. The form for
+/// a condition that must itself wait: a database query, a subprocess, a store's actor. An error the condition throws
+/// ends the wait and is thrown.
+@discardableResult
+func eventually(
+    timeout: Duration = .seconds(10), every interval: Duration = .milliseconds(20), until condition: () async throws -> Bool
+) async rethrows -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while clock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: interval)
+    }
+    return try await condition()
+}
+
+/// Samples `value` every `interval` from now until the returned task is cancelled; the task's value is the largest
+/// sample (or 0). For a limit that must hold while work runs (operations or downloads at once, jobs running, a child's
+/// memory): cancel it when the work is done, then await it.
+func sampleMaximum(every interval: Duration = .milliseconds(2), _ value: @escaping @Sendable () async -> Int) -> Task<Int, Never> {
+    Task {
+        var most = 0
+        while !Task.isCancelled {
+            most = max(most, await value())
+            try? await Task.sleep(for: interval)
+        }
+        return most
+    }
+}
+
 /// Checks `condition` every 2 ms for `window` and returns `false` at its first failure. For what must *not* happen
 /// (no bytes while paused, no indicator for a short request, no update while stopped): an absence has no event to
 /// await, so the window is part of the claim ("nothing for 2 s") and is written at the call. Unlike a sleep followed

@@ -130,12 +130,7 @@ struct LinkUnderTest: Sendable {
 
     /// Whether this side's end carries packets within `limit`, polled every 50 ms.
     func carriesWithin(_ limit: Duration) async -> Bool {
-        let end = ContinuousClock.now + limit
-        while ContinuousClock.now < end {
-            if isCarrying { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return isCarrying
+        await eventually(timeout: limit, every: .milliseconds(50)) { isCarrying }
     }
 
     /// The packets the loss rules dropped so far, both ways (their counters).
