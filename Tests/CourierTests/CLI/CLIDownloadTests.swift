@@ -98,16 +98,8 @@ struct CLIDownloadTests {
         let file = folder.appendingPathComponent("large.bin")
         let size = 256 << 20
         let child = try ChildProcess("courier", ["download", try await Self.url("/download/\(size)?seed=17"), "-o", file.path])
-        // VmHWM is the child's peak resident size so far; the last reading before it exits is the peak.
-        let status = "/proc/\(child.processIdentifier)/status"
-        let sampler = sampleMaximum(every: .milliseconds(20)) {
-            guard let text = try? String(contentsOfFile: status, encoding: .utf8),
-                  let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0
-        }
         let outcome = try await child.finish()
-        sampler.cancel()
-        let peakKiB = await sampler.value
+        let peakKiB = outcome.peakResidentBytes / 1024
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(try Self.size(file) == size)
         #expect(peakKiB > 0, "the child's memory was never read")
