@@ -30,8 +30,14 @@ final class BatchFinishedFiles: Sendable {
 
     /// The record's file.
     let file: URL
-    /// The entries by URL and output, latest last (a batch of many files asks once per file).
-    private let entries: Mutex<[String: [Entry]]>
+    /// The entries by URL and output, latest last (a batch of many files asks once per file), and the record's file
+    /// once opened for appending (kept open: a batch of small files records hundreds a second).
+    private let state: Mutex<State>
+
+    private struct State {
+        var entries: [String: [Entry]]
+        var descriptor: Int32?
+    }
 
     /// The record of the batches run into `directory` (an unreadable or malformed line is ignored, as is a record
     /// larger than 16 MiB: the files are then downloaded again, never skipped unchecked).
@@ -40,14 +46,18 @@ final class BatchFinishedFiles: Sendable {
         let lines = PrivateFile.contents(of: file, atMost: 16 << 20)?.split(separator: UInt8(ascii: "\n")) ?? []
         let decoder = JSONDecoder()
         let read = lines.compactMap { try? decoder.decode(Entry.self, from: Data($0)) }
-        entries = Mutex(Dictionary(grouping: read) { Self.key($0.url, $0.output) })
+        state = Mutex(State(entries: Dictionary(grouping: read) { Self.key($0.url, $0.output) }))
+    }
+
+    deinit {
+        if let descriptor = state.withLock({ $0.descriptor }) { close(descriptor) }
     }
 
     private static func key(_ url: String, _ output: String) -> String { url + "\n" + output }
 
     /// The file an earlier run saved for `url` into `output`, if it is still as it was verified.
     func finished(_ url: URL, output: URL) -> URL? {
-        let candidates = entries.withLock { $0[Self.key(url.absoluteString, output.path)] ?? [] }
+        let candidates = state.withLock { $0.entries[Self.key(url.absoluteString, output.path)] ?? [] }
         for entry in candidates.reversed() {
             let saved = URL(fileURLWithPath: entry.saved)
             if let (size, modified) = Self.identity(of: saved), size == entry.size, modified == entry.modified { return saved }
@@ -62,14 +72,17 @@ final class BatchFinishedFiles: Sendable {
         let entry = Entry(url: url.absoluteString, output: output.path, saved: saved.path, size: size, modified: modified)
         var line = try JSONEncoder().encode(entry)
         line.append(UInt8(ascii: "\n"))
-        try entries.withLock { entries in
+        try state.withLock { state in
             // One write(2) of one line with O_APPEND: runs of two batches into one directory interleave whole lines.
-            let fd = open(file.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw Failure(message: "cannot write \(file.path): \(String(cString: strerror(errno)))") }
-            defer { close(fd) }
+            let fd = try state.descriptor ?? {
+                let fd = open(file.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+                guard fd >= 0 else { throw Failure(message: "cannot write \(file.path): \(String(cString: strerror(errno)))") }
+                return fd
+            }()
+            state.descriptor = fd
             let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
             guard written == line.count else { throw Failure(message: "cannot write \(file.path): \(String(cString: strerror(errno)))") }
-            entries[Self.key(entry.url, entry.output), default: []].append(entry)
+            state.entries[Self.key(entry.url, entry.output), default: []].append(entry)
         }
     }
 
