@@ -91,6 +91,28 @@ struct StreamingTests {
         #expect(result.bytesReceived == 1000)
     }
 
+    @Test func fileSinkRefusesADanglingLinkAndWritesThroughALinkToAFile() async throws {
+        let folder = try Fixtures.temporaryDirectory("file-sink-links")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("elsewhere.bin")
+        let link = folder.appendingPathComponent("download.part")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+
+        // Nothing at the link's end: the body is not written wherever the link points.
+        await #expect {
+            _ = try await Fixtures.exchange("/bytes/100?seed=3") { $0.sink = .file(link) }
+        } throws: { error in
+            (error as? URLError)?.code == .cannotCreateFile
+        }
+        #expect(!FileManager.default.fileExists(atPath: target.path))
+
+        // A link to a file the user made: written through, as a file opened by its path is.
+        try Data().write(to: target)
+        let result = try await Fixtures.exchange("/bytes/100?seed=3") { $0.sink = .file(link) }
+        #expect(result.bytesReceived == 100)
+        #expect(try Data(contentsOf: target) == (try await Fixtures.exchange("/bytes/100?seed=3")).data)
+    }
+
     @Test func cancelInEachPhase() async throws {
         // Idle: never sent.
         let idle = Exchange(request: URLRequest(url: try await Fixtures.url("/get")), configuration: .init(transport: Fixtures.transport))

@@ -47,11 +47,16 @@ struct FileBodyWriter: BodyWriter {
     }
 
     /// Opens `url` for writing at its end, creating it (mode 0666 less the umask) when it is missing, and cuts it to
-    /// `keep` bytes when it is longer. One `open(2)` with `O_CREAT`: `FileManager.createFile` writes an empty file
-    /// beside the path and renames it over: a second inode, which ext4 is slow to allocate beside recently removed
-    /// files (in one run, 42 % of a batch of 1,000 small files' CPU was in `openat`).
+    /// `keep` bytes when it is longer. The file is made by `open(2)` itself: `FileManager.createFile` writes an empty
+    /// file beside the path and renames it over, a second inode, which ext4 is slow to allocate beside recently
+    /// removed files (in one run, 42 % of a batch of 1,000 small files' CPU was in `openat`). An existing file is
+    /// opened as before (through a link to it, too); a new one is made with `O_EXCL`, so a dangling link at the path
+    /// is refused instead of creating a file wherever it points.
     private static func openAtEnd(_ url: URL, keeping keep: Int64) throws -> Int32 {
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o666)
+        var descriptor = open(url.path, O_WRONLY | O_CLOEXEC)
+        if descriptor < 0, errno == ENOENT {
+            descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        }
         guard descriptor >= 0 else {
             let code = errno
             throw URLError(.cannotCreateFile, userInfo: [
