@@ -33,22 +33,17 @@ struct ExchangeMeasurements: Sendable {
     }
 
     /// Records the exchange's end: its duration, sizes, and what it ended with.
+    ///
+    /// An answer the cache gave without any request on the wire is counted in `courier.http.client.cache_hits` only:
+    /// the conventions' duration and sizes are those of HTTP requests, and a stored answer's protocol version says
+    /// nothing about this one (OkHttp's event listener tells cache hits apart in the same way). When some request did
+    /// go out (a revalidation, a redirect to a stored answer), the duration is recorded with the protocol version of
+    /// the last one that did.
     func finished(_ outcome: Result<ExchangeResult, any Error>, duration: Duration, retries: Int, bytesSent: Int64) {
         activeRequests.decrement()
         var ended = dimensions
         switch outcome {
         case .success(let result):
-            let status = result.response.statusCode
-            ended.append((OTelAttribute.http.response.statusCode, String(status)))
-            // The conventions' error for an answer of 400 or more is its status code.
-            if status >= 400 { ended.append((OTelAttribute.error.type, String(status))) }
-            if let version = result.metrics.transactions.last?.httpVersion.flatMap(Self.protocolVersion) {
-                ended.append((OTelAttribute.network.protocol.version, version))
-            }
-            // A body handed to the caller (a stream) has not been read yet: its size is unknown here.
-            if result.body == nil {
-                Recorder(label: "http.client.response.body.size", dimensions: dimensions, factory: factory).record(result.bytesReceived)
-            }
             let source = result.metrics.responseSource
             if source != .network {
                 Counter(
@@ -56,6 +51,18 @@ struct ExchangeMeasurements: Sendable {
                     dimensions: dimensions + [("courier.cache.result", source == .cache ? "fresh" : "revalidated")],
                     factory: factory
                 ).increment()
+            }
+            guard let wire = result.metrics.transactions.last(where: { !$0.isFromCache }) else { return }
+            let status = result.response.statusCode
+            ended.append((OTelAttribute.http.response.statusCode, String(status)))
+            // The conventions' error for an answer of 400 or more is its status code.
+            if status >= 400 { ended.append((OTelAttribute.error.type, String(status))) }
+            if let version = wire.httpVersion.flatMap(Self.protocolVersion) {
+                ended.append((OTelAttribute.network.protocol.version, version))
+            }
+            // A body handed to the caller (a stream) has not been read yet: its size is unknown here.
+            if result.body == nil {
+                Recorder(label: "http.client.response.body.size", dimensions: dimensions, factory: factory).record(result.bytesReceived)
             }
         case .failure(let error):
             let type = ErrorType.name(of: error)

@@ -31,7 +31,8 @@ import Tracing
 /// body), `http.client.active_requests` (a meter), `http.client.request.body.size` and
 /// `http.client.response.body.size` (recorders, bytes; the request body of the last request on the wire), `courier.http.client.errors` (a counter, by `error.type`:
 /// the `URLError` code's name, or the error's type), `courier.http.client.retries` and
-/// `courier.http.client.cache_hits` (counters, by `courier.cache.result`: `fresh` or `revalidated`). Dimensions, by
+/// `courier.http.client.cache_hits` (counters, by `courier.cache.result`: `fresh` or `revalidated`; an answer the cache
+/// gave with no request on the wire is counted there only, not in the duration or the sizes). Dimensions, by
 /// OpenTelemetry's HTTP client conventions: `http.request.method` (a method they do not know is `_OTHER`),
 /// `url.scheme`, and `server.address` and `server.port` when ``labelsMetricsWithHost`` is on; on the duration also
 /// `http.response.status_code`, `network.protocol.version` ("1.1", "2") and, for a failure or a status of 400 or
