@@ -44,37 +44,40 @@ def attributes(pairs):
     return {pair.key: plain(pair.value) for pair in pairs}
 
 
+def each(resources, scopes, items):
+    """(resource attributes, item) for every span or metric of an export request, whose messages nest them in a
+    resource's scopes."""
+    for by_resource in resources:
+        resource = attributes(by_resource.resource.attributes)
+        for scope in getattr(by_resource, scopes):
+            for item in getattr(scope, items):
+                yield resource, item
+
+
 def spans(body):
     request = ExportTraceServiceRequest.FromString(body)
-    for resource_spans in request.resource_spans:
-        resource = attributes(resource_spans.resource.attributes)
-        for scope_spans in resource_spans.scope_spans:
-            for span in scope_spans.spans:
-                yield {
-                    "signal": "span", "name": span.name, "kind": span.kind, "trace_id": span.trace_id.hex(),
-                    "span_id": span.span_id.hex(), "parent_span_id": span.parent_span_id.hex(),
-                    "attributes": attributes(span.attributes), "status": span.status.code, "resource": resource,
-                }
+    for resource, span in each(request.resource_spans, "scope_spans", "spans"):
+        yield {
+            "signal": "span", "name": span.name, "kind": span.kind, "trace_id": span.trace_id.hex(),
+            "span_id": span.span_id.hex(), "parent_span_id": span.parent_span_id.hex(),
+            "attributes": attributes(span.attributes), "status": span.status.code, "resource": resource,
+        }
     yield ExportTraceServiceResponse()
 
 
 def metric_points(body):
     request = ExportMetricsServiceRequest.FromString(body)
-    for resource_metrics in request.resource_metrics:
-        resource = attributes(resource_metrics.resource.attributes)
-        for scope_metrics in resource_metrics.scope_metrics:
-            for metric in scope_metrics.metrics:
-                kind = metric.WhichOneof("data")
-                for point in getattr(metric, kind).data_points:
-                    value = None
-                    if kind in ("gauge", "sum"):
-                        value = getattr(point, point.WhichOneof("value"))
-                    yield {
-                        "signal": "metric", "name": metric.name, "type": kind,
-                        "attributes": attributes(point.attributes),
-                        "count": getattr(point, "count", None) if kind in ("histogram", "exponential_histogram") else None,
-                        "value": value, "resource": resource,
-                    }
+    for resource, metric in each(request.resource_metrics, "scope_metrics", "metrics"):
+        kind = metric.WhichOneof("data")
+        for point in getattr(metric, kind).data_points:
+            value = None
+            if kind in ("gauge", "sum"):
+                value = getattr(point, point.WhichOneof("value"))
+            yield {
+                "signal": "metric", "name": metric.name, "type": kind, "attributes": attributes(point.attributes),
+                "count": point.count if kind in ("histogram", "exponential_histogram") else None,
+                "value": value, "resource": resource,
+            }
     yield ExportMetricsServiceResponse()
 
 
