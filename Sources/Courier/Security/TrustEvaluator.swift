@@ -16,7 +16,9 @@ struct TrustEvaluator: Sendable {
     /// The moment validity dates are checked at, or `nil` for the time of the evaluation.
     var validationDate: Date?
     /// The platform's trust store; swift-certificates reads `/etc/ssl/certs/ca-certificates.crt` (or the Fedora path).
-    var systemTrustRoots: CertificateStore = .systemTrustRoots
+    /// Computed, not stored: the first use starts parsing every system root in the background (about 9 % of a
+    /// `courier get`'s CPU), which a handshake the TLS stack verified never needs.
+    var systemTrustRoots: CertificateStore { .systemTrustRoots }
 
     /// What the TLS stack verifies for these settings: the chain against the pinned certificate authorities when
     /// there are any, else against the same roots as this evaluator, unless invalid certificates are allowed.
