@@ -57,14 +57,7 @@ struct FileBodyWriter: BodyWriter {
         if descriptor < 0, errno == ENOENT {
             descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
         }
-        guard descriptor >= 0 else {
-            let code = errno
-            throw URLError(.cannotCreateFile, userInfo: [
-                NSURLErrorFailingURLErrorKey: url,
-                NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(code)),
-                NSLocalizedDescriptionKey: "Cannot open \(url.path) for writing: \(String(cString: strerror(code))).",
-            ])
-        }
+        guard descriptor >= 0 else { throw URLError.fileSink(.cannotCreateFile, url, "create or open", errno: errno) }
         var status = stat()
         // Truncate only what must go: ext4 flushes a file that was truncated to zero when it is closed
         // (auto_da_alloc), which stalled every fresh download at its end.
@@ -74,11 +67,7 @@ struct FileBodyWriter: BodyWriter {
         else {
             let code = errno
             close(descriptor)
-            throw URLError(.cannotOpenFile, userInfo: [
-                NSURLErrorFailingURLErrorKey: url,
-                NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(code)),
-                NSLocalizedDescriptionKey: "Cannot open \(url.path) for writing: \(String(cString: strerror(code))).",
-            ])
+            throw URLError.fileSink(.cannotOpenFile, url, "truncate or seek in", errno: code)
         }
         return descriptor
     }

@@ -95,12 +95,7 @@ final class FileWriteQueue: Sendable {
         vectors.reserveCapacity(chunks.count)
         let code = gather(chunks, from: 0, into: &vectors)
         guard code != 0 else { return }
-        let failure = URLError(.cannotWriteToFile, userInfo: [
-            NSURLErrorFailingURLErrorKey: url,
-            NSLocalizedDescriptionKey: "Cannot write to \(url.path): \(String(cString: strerror(code))) (errno \(code)).",
-            // The system's reason, for callers that tell a full disk from other failures.
-            NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(code)),
-        ])
+        let failure = URLError.fileSink(.cannotWriteToFile, url, "write to", errno: code)
         state.withLock { $0.failure = failure }
     }
 
