@@ -10,6 +10,7 @@ A body it cannot decode is answered 400 and recorded as {"signal": "error", "pat
 import gzip
 import http.server
 import json
+import socketserver
 import sys
 import threading
 
@@ -115,6 +116,15 @@ class Receiver(http.server.BaseHTTPRequestHandler):
         pass
 
 
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+class Server(http.server.ThreadingHTTPServer):
+    def server_bind(self):
+        # HTTPServer's own server_bind asks the resolver for 127.0.0.1's fully qualified name (socket.getfqdn), which
+        # on a machine whose /etc/hosts does not name it waits for DNS servers that may never answer: the CI machine
+        # spent the round trip's whole start-up timeout there. Nothing here uses the name.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[:2]
+
+
+server = Server(("127.0.0.1", 0), Receiver)
 print(server.server_address[1], flush=True)
 server.serve_forever()
