@@ -315,9 +315,9 @@ struct BatchRun {
     }
 
     /// Gives the verified `partial` file the name `output`, or when that name is taken (and not `replacing` a file),
-    /// the first free name beside it (``ServerNamedTarget/firstFreeName(beside:)``). A name is taken with link(2),
-    /// which fails rather than replace anything, so a file that appears meanwhile (another batch, another program)
-    /// is not overwritten either.
+    /// the first free name beside it (``ServerNamedTarget/firstFreeName(beside:)``). A name is taken with a rename
+    /// that fails rather than replace anything (``ExclusiveRename``, or link(2) where there is none), so a file that
+    /// appears meanwhile (another batch, another program) is not overwritten either.
     /// - Returns: The file's name now.
     /// - Throws: ``CLIFailure`` with the system's reason.
     static func placeVerified(_ partial: URL, at output: URL, replacing: Bool) throws -> URL {
@@ -328,6 +328,15 @@ struct BatchRun {
         }
         var target = output
         for _ in 0..<1000 {
+            switch ExclusiveRename.rename(partial.path, to: target.path) {
+            case .renamed:
+                return target
+            case .taken:
+                target = ServerNamedTarget.firstFreeName(beside: output)
+                continue
+            case .notDone:
+                break
+            }
             if link(partial.path, target.path) == 0 {
                 unlink(partial.path)
                 return target

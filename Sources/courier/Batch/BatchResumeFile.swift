@@ -1,5 +1,6 @@
 import Courier
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -14,13 +15,17 @@ import Glibc
 /// crash, the OOM killer) continues the next time it runs.
 ///
 /// Header fields are not stored, so no credential lands in the file: the next run sends its own.
-struct BatchResumeFile {
+final class BatchResumeFile: Sendable {
     /// The final output.
     let output: URL
     /// The bytes while they arrive.
     let partial: URL
     /// The archive beside them.
     let file: URL
+    /// Whether the archive may exist: until ``load(url:headerFields:timeout:)`` looked, and once one is written. A
+    /// small file's download, which never writes one, then removes none either: unlink(2) of a missing name still
+    /// takes the directory's lock, one more directory operation per file of a batch.
+    private let mayExist = Atomic<Bool>(true)
 
     init(output: URL) {
         self.output = output
@@ -32,7 +37,10 @@ struct BatchResumeFile {
     /// when there is none, it is unreadable or for another URL, or the partial output is gone (then it is removed).
     /// The bytes kept are the ones in the partial file (a record written as the body started says 0).
     func load(url: URL, headerFields: [String: String], timeout: TimeInterval) -> OperationArchive? {
-        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            mayExist.store(false, ordering: .relaxed)
+            return nil
+        }
         guard let size = try? IntegrityCheck.size(of: partial),
               let data = PrivateFile.contents(of: file, atMost: 16 << 20),
               var archive = try? JSONDecoder().decode(OperationArchive.self, from: data),
@@ -87,12 +95,14 @@ struct BatchResumeFile {
         var archive = archive
         archive.request.headers = [:]
         guard let data = try? JSONEncoder().encode(archive) else { return false }
+        mayExist.store(true, ordering: .relaxed)
         return (try? PrivateFile.replace(file, with: data)) != nil
     }
 
-    /// Removes the record, if there is one (`unlink(2)`: `FileManager.removeItem` builds an `NSError` for the usual
-    /// case, a file that is not there).
+    /// Removes the record, if there may be one (`unlink(2)`: `FileManager.removeItem` builds an `NSError` for the
+    /// usual case, a file that is not there).
     func remove() {
+        guard mayExist.exchange(false, ordering: .relaxed) else { return }
         _ = unlink(file.path)
     }
 }
