@@ -78,7 +78,7 @@ extension Exchange {
         }
         var writer: (any BodyWriter)?
         do {
-            writer = try target.makeWriter()
+            writer = try await target.makeWriter()
         } catch {
             response.body.cancel()
             throw error

@@ -113,7 +113,7 @@ public final class DownloadTask: SessionTask, @unchecked Sendable {
     func adopt(_ result: ExchangeResult, from dataTask: DataTask) async {
         forceRunning()
         do {
-            var writer = try FileBodyWriter(url: partialFile, offset: 0)
+            var writer = try await FileBodyWriter(url: partialFile, offset: 0)
             var total: Int64 = 0
             let expected = result.response.expectedContentLength
             do {

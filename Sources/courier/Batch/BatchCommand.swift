@@ -318,9 +318,17 @@ struct BatchRun {
     /// the first free name beside it (``ServerNamedTarget/firstFreeName(beside:)``). A name is taken with a rename
     /// that fails rather than replace anything (``ExclusiveRename``, or link(2) where there is none), so a file that
     /// appears meanwhile (another batch, another program) is not overwritten either.
+    ///
+    /// Done on Courier's `DirectoryOperationQueue`, where the downloads' files are made: renames and creations in one
+    /// directory wait for each other there rather than spin on the directory's lock in the kernel. Called on the
+    /// batch's completion queue, which it blocks meanwhile.
     /// - Returns: The file's name now.
     /// - Throws: ``CLIFailure`` with the system's reason.
     static func placeVerified(_ partial: URL, at output: URL, replacing: Bool) throws -> URL {
+        try DirectoryOperationQueue.runBlocking { try placeVerifiedHere(partial, at: output, replacing: replacing) }
+    }
+
+    private static func placeVerifiedHere(_ partial: URL, at output: URL, replacing: Bool) throws -> URL {
         var isDirectory: ObjCBool = false
         if replacing, !(FileManager.default.fileExists(atPath: output.path, isDirectory: &isDirectory) && isDirectory.boolValue) {
             try moveIntoPlace(partial, output)

@@ -20,10 +20,10 @@ protocol BodyWriter {
 extension ResponseSink {
     /// A writer for this sink. Memory sinks have none (the exchange keeps their bytes, readable while they arrive),
     /// nor has the `stream` sink (the caller reads the body).
-    func makeWriter() throws -> (any BodyWriter)? {
+    func makeWriter() async throws -> (any BodyWriter)? {
         switch self {
         case .memory, .memoryContinuing, .stream: return nil
-        case .file(let url, let offset): return try FileBodyWriter(url: url, offset: offset)
+        case .file(let url, let offset): return try await FileBodyWriter(url: url, offset: offset)
         case .outputStream(let target): return OutputStreamBodyWriter(target: target)
         }
     }
@@ -42,8 +42,10 @@ struct FileBodyWriter: BodyWriter {
     private var pending: [Data] = []
     private var pendingBytes = 0
 
-    init(url: URL, offset: Int64) throws {
-        output = FileWriteQueue(descriptor: try Self.openAtEnd(url, keeping: max(offset, 0)), url: url)
+    /// Opens `url` on the ``DirectoryOperationQueue``.
+    init(url: URL, offset: Int64) async throws {
+        let keep = max(offset, 0)
+        output = FileWriteQueue(descriptor: try await DirectoryOperationQueue.run { try Self.openAtEnd(url, keeping: keep) }, url: url)
     }
 
     /// Opens `url` for writing at its end, creating it (mode 0666 less the umask) when it is missing, and cuts it to
