@@ -119,8 +119,8 @@ class Receiver(http.server.BaseHTTPRequestHandler):
 class Server(http.server.ThreadingHTTPServer):
     def server_bind(self):
         # HTTPServer's own server_bind asks the resolver for 127.0.0.1's fully qualified name (socket.getfqdn), which
-        # on a machine whose /etc/hosts does not name it waits for DNS servers that may never answer: the CI machine
-        # spent the round trip's whole start-up timeout there. Nothing here uses the name.
+        # on a machine whose /etc/hosts does not name it waits for DNS servers that may never answer (the likeliest
+        # reason a CI run saw no port within the round trip's start-up limit). Nothing here uses the name.
         socketserver.TCPServer.server_bind(self)
         self.server_name, self.server_port = self.server_address[:2]
 
