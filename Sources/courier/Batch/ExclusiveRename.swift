@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -44,7 +46,7 @@ enum ExclusiveRename {
     /// `RENAME_NOREPLACE` of linux/fs.h.
     private static let renameNoReplace: UInt32 = 1
 
-    /// glibc's `renameat2`, `nil` before glibc 2.28.
+    /// The C library's `renameat2`, `nil` where it has none (glibc before 2.28) or a static binary cannot look it up.
     private static let linuxRenameat2: Renameat2? = {
         // A nil handle is RTLD_DEFAULT: the symbol as the program's own lookup finds it.
         guard let symbol = dlsym(nil, "renameat2") else { return nil }
