@@ -1,27 +1,36 @@
 import Dispatch
+import Synchronization
 
-/// Where the files that response bodies go to are made, opened and given their final names: one serial queue for the
+/// Where the files that response bodies go to are made, opened and given their final names: one at a time in the
 /// process.
 ///
 /// Making or renaming a file takes its directory's lock in the kernel, and making one allocates an inode, which ext4
 /// does slowly beside recently removed files (a scan of the inode table). Done from several threads at once, as a
 /// batch of small downloads does, the threads waiting for that lock spin on it in the kernel: a quarter of such a
-/// batch's CPU, measured with `perf` over 1,000 files on two cores. Done here, they wait in turn without spinning, and
-/// without blocking a thread of Swift's cooperative pool on a slow file system: waiting tasks are suspended, and the
-/// cores are free for the transfers. The writes themselves are not serialized (each file has its ``FileWriteQueue``).
+/// batch's CPU, measured with `perf` over 1,000 files on two cores. Done one at a time here, they wait in turn without
+/// spinning. The writes themselves are not serialized (each file has its ``FileWriteQueue``).
+///
+/// A task never blocks a thread of Swift's cooperative pool waiting for its turn: ``run(_:)`` does the operation at
+/// once when no other is under way (the usual case, and no thread is woken for it), and otherwise suspends while a
+/// queue of its own waits for the turn.
 package enum DirectoryOperationQueue {
+    /// Where a task's operation waits when another is under way.
     private static let queue = DispatchQueue(label: "Courier.DirectoryOperations")
+    /// Held while an operation runs.
+    private static let turn = Mutex(())
 
-    /// Runs `operation` on the queue after those queued before it; its result or error.
+    /// Runs `operation` when no other directory operation is under way; its result or error.
     package static func run<Result: Sendable>(_ operation: @escaping @Sendable () throws -> Result) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Swift.Result(catching: operation)) }
+        if let done = turn.withLockIfAvailable({ _ in Swift.Result(catching: operation) }) { return try done.get() }
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: turn.withLock { _ in Swift.Result(catching: operation) }) }
         }
     }
 
-    /// Runs `operation` on the queue and waits for it, blocking the calling thread: for callers on a dispatch queue of
-    /// their own (a completion queue), never on Swift's cooperative pool (use ``run(_:)``) nor from `operation` itself.
+    /// Runs `operation` when no other directory operation is under way, blocking the calling thread until then: for
+    /// callers on a dispatch queue of their own (a completion queue), never on Swift's cooperative pool (use
+    /// ``run(_:)``) nor from `operation` itself.
     package static func runBlocking<Result>(_ operation: () throws -> Result) rethrows -> Result {
-        try queue.sync(execute: operation)
+        try turn.withLock { _ in try operation() }
     }
 }
