@@ -181,8 +181,9 @@ struct BatchCommand: AsyncParsableCommand {
         }
         guard !batch.entries.isEmpty else { throw CLIFailure.usage("\(file) lists no URLs") }
         do {
-            for parent in Set(batch.entries.map { $0.output.deletingLastPathComponent() }) {
-                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            // By path (`deletingLastPathComponent` parses a URL again for each of thousands of entries).
+            for parent in Set(batch.entries.map { ($0.output.path as NSString).deletingLastPathComponent }) {
+                try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
             }
         } catch {
             throw CLIFailure.usage("cannot create the output directory: \(error.localizedDescription)")

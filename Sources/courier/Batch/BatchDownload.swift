@@ -159,6 +159,8 @@ final class BatchDownload: Sendable {
         var kept = false
         var saved = entry.output
         var note: String?
+        /// The placed file's size, when its record found it.
+        var placedSize: Int64?
         if run.verbose, let metrics = operation.metrics {
             progress.display.printLine(VerboseTrace(metrics: metrics).lines.joined(separator: "\n"))
         }
@@ -196,7 +198,7 @@ final class BatchDownload: Sendable {
                 saved = placed
                 if placed != entry.output { note = "\(entry.output.lastPathComponent) exists and was kept" }
                 do {
-                    try run.finishedFiles.record(entry.listedURL ?? entry.url, output: entry.output, saved: placed)
+                    placedSize = try run.finishedFiles.record(entry.listedURL ?? entry.url, output: entry.output, saved: placed)
                 } catch {
                     note = [note, "not recorded as finished: \(error)"].compactMap { $0 }.joined(separator: "; ")
                 }
@@ -211,7 +213,7 @@ final class BatchDownload: Sendable {
             }
         }
         if failure != nil { saved = resumeFile.partial }
-        let size = failure == nil || kept ? ((try? IntegrityCheck.size(of: saved)) ?? 0) : 0
+        let size = failure == nil || kept ? (placedSize ?? (try? IntegrityCheck.size(of: saved)) ?? 0) : 0
         var result = BatchResult(url: entry.url, status: status, bytes: size, seconds: seconds,
                                  output: failure == nil || kept ? saved : nil, failure: failure)
         result.note = note

@@ -66,7 +66,9 @@ enum BatchReport {
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         func render(_ cells: [String]) -> String {
             cells.enumerated().map { column, cell in
-                column == cells.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                // Padded in characters, as the widths are counted (`padding(toLength:)` counts UTF-16 units, and
+                // goes through `NSString`).
+                column == cells.count - 1 ? cell : cell + String(repeating: " ", count: max(0, widths[column] - cell.count))
             }.joined(separator: "  ")
         }
         let failed = results.filter { !$0.succeeded }.count
@@ -107,6 +109,6 @@ enum BatchReport {
 
     /// Seconds with one decimal: "0.2 s", "12.5 s".
     static func time(_ seconds: Double) -> String {
-        String(format: "%.1f s", max(0, seconds))
+        ProgressLine.fixed(max(0, seconds), decimals: 1) + " s"
     }
 }

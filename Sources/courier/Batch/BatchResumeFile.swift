@@ -29,15 +29,17 @@ final class BatchResumeFile: Sendable {
 
     init(output: URL) {
         self.output = output
-        partial = URL(fileURLWithPath: output.path + ".part")
-        file = URL(fileURLWithPath: output.path + ".courier-operation")
+        // Named as files outright: `URL(fileURLWithPath:)` asks the file system whether each is a directory.
+        let path = output.path
+        partial = URL(filePath: path + ".part", directoryHint: .notDirectory)
+        file = URL(filePath: path + ".courier-operation", directoryHint: .notDirectory)
     }
 
     /// The archive to continue the download of `url` from, with `headerFields` and `timeout` for its request; `nil`
     /// when there is none, it is unreadable or for another URL, or the partial output is gone (then it is removed).
     /// The bytes kept are the ones in the partial file (a record written as the body started says 0).
     func load(url: URL, headerFields: [String: String], timeout: TimeInterval) -> OperationArchive? {
-        guard FileManager.default.fileExists(atPath: file.path) else {
+        guard FileStatus(path: file.path) != nil else {
             mayExist.store(false, ordering: .relaxed)
             return nil
         }

@@ -78,7 +78,8 @@ enum DigestFieldParser {
 
     /// A length or position: decimal digits only (white space around them allowed) that fit `Int64`.
     static func number<Text: StringProtocol>(_ text: Text) -> Int64? {
-        let digits = text.trimmingCharacters(in: .whitespaces)
+        // Not `trimmingCharacters(in:)`, which goes through `NSString`: a field value holds no line breaks.
+        let digits = text.trimmingBlanks
         guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
         return Int64(digits)
     }

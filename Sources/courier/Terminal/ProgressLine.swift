@@ -111,8 +111,32 @@ enum ProgressLine {
 
     /// Three significant figures: 1.50, 12.3, 100 (1023.9 stays "1024" rather than switching unit).
     private static func significant(_ value: Double) -> String {
-        if value < 9.995 { return String(format: "%.2f", value) }
-        if value < 99.95 { return String(format: "%.1f", value) }
-        return String(format: "%.0f", value)
+        if value < 9.995 { return fixed(value, decimals: 2) }
+        if value < 99.95 { return fixed(value, decimals: 1) }
+        return fixed(value, decimals: 0)
+    }
+
+    /// `value` with `decimals` digits after the point (at most 3): what `String(format: "%.Nf")` prints,
+    /// without its trip through the C formatter and `NSString`, which cost a batch of 1,000 small files
+    /// about 2 % of its CPU (three figures per result line). Rounded as C rounds, from the exact binary
+    /// value: the product with the scale is rounded once, so its exact rounding error (a fused
+    /// multiply-add) settles which side of a half it was on, and an exact half goes to the even digit.
+    /// Non-finite and very large values go to the C formatter.
+    static func fixed(_ value: Double, decimals: Int) -> String {
+        let decimals = min(max(decimals, 0), 3)
+        let scale = [1.0, 10, 100, 1000][decimals]
+        let product = abs(value) * scale
+        guard product.isFinite, product < 1e15 else { return String(format: "%.\(decimals)f", value) }
+        let error = (-product).addingProduct(abs(value), scale)   // exact: abs(value) * scale == product + error
+        let down = product.rounded(.down)
+        let fraction = product - down
+        let roundsUp = fraction > 0.5 || (fraction == 0.5 && (error > 0 || (error == 0 && down.truncatingRemainder(dividingBy: 2) == 1)))
+        let units = Int64(down) + (roundsUp ? 1 : 0)
+        let whole = units / Int64(scale), decimalPart = units % Int64(scale)
+        var text = value.sign == .minus ? "-" : ""
+        text += String(whole)
+        guard decimals > 0 else { return text }
+        let digits = String(decimalPart)
+        return text + "." + String(repeating: "0", count: decimals - digits.count) + digits
     }
 }

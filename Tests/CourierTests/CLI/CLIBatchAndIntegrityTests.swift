@@ -50,6 +50,23 @@ struct CLIBatchAndIntegrityTests {
         #expect(BatchReport.resultLine(results[2]) == "FAIL  ---  http://h:1/y: refused")
     }
 
+    @Test func aFinishedFileRecordLineReadsBackAsWritten() throws {
+        let awkward = "/tmp/out/a \"quoted\" \\ back/slash\n\t\u{1}é😀"
+        for modified in [0, 1_732_881_234.123_456_7, 1e16, -2.5, 1.0 / 3] {
+            let entry = BatchFinishedFiles.Entry(url: "https://h/x?a=\"b\"", output: awkward, saved: awkward + ".1", size: 42, modified: modified)
+            let line = entry.jsonLine()
+            #expect(try JSONDecoder().decode(BatchFinishedFiles.Entry.self, from: line) == entry)
+            #expect(try JSONSerialization.jsonObject(with: line) is [String: Any])
+            #expect(!line.contains(UInt8(ascii: "\n")))
+        }
+    }
+
+    @Test func outputsAreStandardizedOnlyWhereANameNeedsIt() throws {
+        let batch = try BatchFile(parsing: "http://h/1\ta/./b\nhttp://h/2\tc/../d\nhttp://h/3\te//f\nhttp://h/4\t/abs/../g\nhttp://h/5\t.hidden\nhttp://h/6\tsub/x.bin", directory: directory)
+        #expect(batch.entries.map(\.output.path) == ["/tmp/out/a/b", "/tmp/out/d", "/tmp/out/e/f", "/g", "/tmp/out/.hidden", "/tmp/out/sub/x.bin"])
+        #expect(throws: BatchFile.Malformed.self) { try BatchFile(parsing: "http://h/1\tq\nhttp://h/2\t./q", directory: directory) }
+    }
+
     static func response(_ status: Int, _ headers: [String: String]) throws -> HTTPURLResponse {
         let url = try #require(URL(string: "http://h/f"))
         return try #require(HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers))

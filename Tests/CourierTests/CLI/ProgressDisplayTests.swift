@@ -17,6 +17,24 @@ struct ProgressDisplayTests {
         #expect(ProgressLine.bytes(-5) == "0 B")
     }
 
+    @Test("fixed-point figures print what the C formatter prints, without it")
+    func fixedPointMatchesTheCFormatter() {
+        var generator = SystemRandomNumberGenerator()
+        // Exact halves (0.25, 2.5), values just off a half that print as one (0.35, 1.005, 0.0625), and random ones.
+        let samples = [0, 0.05, 0.049, 0.25, 0.35, 0.45, 2.5, 3.5, 1.005, 0.0625, 0.95, 9.994, 9.995, 9.996, 99.94, 99.95, 123.4,
+                       1023.9, -1.25, -0.004, 5e14]
+            + (0..<2000).map { _ in Double.random(in: 0..<2000, using: &generator) }
+            + (0..<2000).map { _ in Double(Int.random(in: 0..<200_000, using: &generator)) / 2000 }   // many halves
+        for value in samples {
+            for decimals in 0...3 {
+                #expect(ProgressLine.fixed(value, decimals: decimals) == String(format: "%.\(decimals)f", value), "\(value), \(decimals)")
+            }
+        }
+        #expect(ProgressLine.fixed(.infinity, decimals: 1) == String(format: "%.1f", Double.infinity))
+        #expect(BatchReport.time(1.26) == "1.3 s")
+        #expect(BatchReport.time(-3) == "0.0 s")
+    }
+
     @Test("rates, durations and percentages, with unknown values shown as dashes")
     func figures() {
         #expect(ProgressLine.rate(2048) == "2.00 KiB/s")
