@@ -45,6 +45,12 @@ final class BatchFinishedFiles: Sendable {
         /// `string` as a JSON string (RFC 8259 §7): quotation mark, reverse solidus and control characters escaped.
         static func appendJSONString(_ string: String, to text: inout String) {
             text.append("\"")
+            defer { text.append("\"") }
+            // The usual path or URL has nothing to escape: appended whole, not scalar by scalar.
+            if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+                text.append(string)
+                return
+            }
             for scalar in string.unicodeScalars {
                 switch scalar {
                 case "\"": text.append("\\\"")
@@ -58,7 +64,6 @@ final class BatchFinishedFiles: Sendable {
                 default: text.unicodeScalars.append(scalar)
                 }
             }
-            text.append("\"")
         }
     }
 

@@ -52,8 +52,10 @@ struct CLIBatchAndIntegrityTests {
 
     @Test func aFinishedFileRecordLineReadsBackAsWritten() throws {
         let awkward = "/tmp/out/a \"quoted\" \\ back/slash\n\t\u{1}é😀"
-        for modified in [0, 1_732_881_234.123_456_7, 1e16, -2.5, 1.0 / 3] {
-            let entry = BatchFinishedFiles.Entry(url: "https://h/x?a=\"b\"", output: awkward, saved: awkward + ".1", size: 42, modified: modified)
+        for (url, output, modified) in [("https://h/plain.bin", "/tmp/out/plain.bin", 1_732_881_234.5), ("https://h/x?a=\"b\"", awkward, 0),
+                                        ("https://h/é", awkward, 1_732_881_234.123_456_7), ("https://h/y", awkward, 1e16), ("https://h/z", "/o/z", -2.5),
+                                        ("https://h/w", "/o/w", 1.0 / 3)] {
+            let entry = BatchFinishedFiles.Entry(url: url, output: output, saved: output + ".1", size: 42, modified: modified)
             let line = entry.jsonLine()
             #expect(try JSONDecoder().decode(BatchFinishedFiles.Entry.self, from: line) == entry)
             #expect(try JSONSerialization.jsonObject(with: line) is [String: Any])
