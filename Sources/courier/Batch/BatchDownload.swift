@@ -255,10 +255,11 @@ final class BatchProgress: Sendable {
         display.update(completed: bytes.load(ordering: .relaxed), total: nil, prefix: prefix)
     }
 
-    /// Counts a download that ended and prints its line.
+    /// Counts a download that ended, prints its line and redraws the progress line with the new count.
     func report(_ result: BatchResult) {
         done.add(1, ordering: .relaxed)
         display.printLine(BatchReport.resultLine(result), to: resultLines)
+        redraw()
     }
 
     /// Keeps each operation's start time, from the operations' start notifications, until the returned observer is
