@@ -295,10 +295,11 @@ struct SplitDownload {
             throw SegmentFailure.status(response.statusCode, range: range)
         }
         var offset = first
+        let partialPath = files.partial.path   // once: `URL.path` decodes the URL again on every call
         for try await chunk in body {
             let granted = state.plan.withLock { $0.claim(index, upTo: Int64(chunk.count)) }
             if granted > 0 {
-                try Self.write(chunk.prefix(Int(granted)), to: descriptor, at: offset, path: files.partial.path)
+                try Self.write(chunk.prefix(Int(granted)), to: descriptor, at: offset, path: partialPath)
                 offset += granted
                 let (written, done) = state.plan.withLock { plan in
                     plan.confirm(index, granted)
