@@ -195,8 +195,15 @@ struct DownloadTransfer {
             if let data = DownloadTask.resumeData(from: error) {
                 do {
                     return .broken(error, keptBytes: try files.store(data))
-                } catch {
-                    return .failed(error)
+                } catch let unrecorded {
+                    // The bytes' record could not be written either (a full disk refuses it too; the one written as
+                    // the body started is best effort, and the body may have filled the disk first). The transfer's
+                    // failure is the news; the bytes stay at FILE.part, but nothing vouches for them to continue.
+                    let what = TransferFailureMessage.isDiskFull(error) ? "no space left on device" : TransferFailureMessage.describe(error)
+                    return .failed(CLIFailure(
+                        status: .network,
+                        message: "\(what); the bytes received are at \(files.partial.path) but cannot be continued (\(unrecorded))"
+                    ))
                 }
             }
             return .failed(error)

@@ -80,8 +80,8 @@ final class FileWriteQueue: Sendable {
     /// hop, not two). Throws the first write error, if any (the file is closed either way).
     func close(after last: [Data] = []) async throws {
         if last.reduce(0, { $0 + $1.count }) <= Self.inlineCloseLimit, state.withLock({ $0.inFlight == 0 }) {
-            // Nothing is queued or being written (this writer's one caller awaited every `submit`), so nothing can
-            // come before these bytes.
+            // Every batch `submit` queued has been written (its count drops once the write is done), and this
+            // writer's one caller submits nothing more: nothing can come before these bytes.
             if !last.isEmpty { write(last) }
             state.withLock { $0.closed = true }
             systemClose(descriptor)
