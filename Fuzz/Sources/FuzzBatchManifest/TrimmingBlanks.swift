@@ -1,0 +1,1 @@
+../../../Sources/courier/Download/TrimmingBlanks.swift
