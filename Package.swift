@@ -217,7 +217,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Tools"])),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            swiftSettings: sanitized,
+            swiftSettings: threadSanitizerLocks + sanitized,
             linkerSettings: sanitizedLink
         ),
         // A child process for the graceful-shutdown lease tests (signals cannot be sent to the test runner).

@@ -255,11 +255,12 @@ final class BatchProgress: Sendable {
         display.update(completed: bytes.load(ordering: .relaxed), total: nil, prefix: prefix)
     }
 
-    /// Counts a download that ended, prints its line and redraws the progress line with the new count.
+    /// Counts a download that ended, prints its line and redraws the progress line with the new count (on the main
+    /// queue, where the operations' progress blocks redraw it too).
     func report(_ result: BatchResult) {
         done.add(1, ordering: .relaxed)
         display.printLine(BatchReport.resultLine(result), to: resultLines)
-        redraw()
+        DispatchQueue.main.async { [self] in redraw() }
     }
 
     /// Keeps each operation's start time, from the operations' start notifications, until the returned observer is

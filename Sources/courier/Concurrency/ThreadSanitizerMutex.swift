@@ -1,0 +1,1 @@
+../../Courier/Concurrency/ThreadSanitizerMutex.swift
