@@ -51,8 +51,11 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
         /// Parts received and not yet read, oldest first.
         var buffered: [ByteBuffer] = []
         var bodyEnd: BodyEnd?
-        /// The reader waiting for the next part (only while nothing is buffered).
+        /// The reader waiting for the next part. Nothing is buffered while it waits, except when its wake-up is
+        /// scheduled (`readerWakeScheduled`).
         var reader: CheckedContinuation<ByteBuffer?, any Error>?
+        /// Whether a part has arrived for the waiting reader and the loop will hand it over after the current read.
+        var readerWakeScheduled = false
         /// The engine's read, held back while the buffer is full.
         var pendingDemand: EventLoopPromise<Void>?
         var task: HTTPClient.Task<Void>?
@@ -257,7 +260,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
 
     private enum PartAction {
         case `continue`
-        case hand(CheckedContinuation<ByteBuffer?, any Error>)
+        case wakeReader
         case stopReading(EventLoopPromise<Void>)
     }
 
@@ -266,11 +269,11 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
         let action = state.withLock { state -> PartAction in
             // After the end (a cancelled reader) the part has nowhere to go.
             guard state.bodyEnd == nil else { return .continue }
-            if let reader = state.reader {
-                state.reader = nil
-                return .hand(reader)
-            }
             state.buffered.append(buffer)
+            if state.reader != nil, !state.readerWakeScheduled {
+                state.readerWakeScheduled = true
+                return .wakeReader
+            }
             guard state.buffered.count >= Self.highWatermark else { return .continue }
             // Backpressure: the engine reads no more from the socket until this future completes, which the reader
             // does once it has drained the buffer below the low watermark (or the request ends).
@@ -278,18 +281,22 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
             state.pendingDemand = demand
             return .stopReading(demand)
         }
-        let next = readNext(after: action, task: task, buffer: buffer)
+        let next = readNext(after: action, task: task)
         guard let held = requestBodyEnd?.hold(on: task.eventLoop) else { return next }
         return next.and(held.futureResult).map { _ in }
     }
 
     /// The engine's next read after a part: at once, or once the reader has drained the buffer.
-    private func readNext(after action: PartAction, task: HTTPClient.Task<Void>, buffer: ByteBuffer) -> EventLoopFuture<Void> {
+    private func readNext(after action: PartAction, task: HTTPClient.Task<Void>) -> EventLoopFuture<Void> {
         switch action {
         case .continue:
             return task.eventLoop.makeSucceededVoidFuture()
-        case .hand(let reader):
-            reader.resume(returning: buffer)
+        case .wakeReader:
+            // The engine hands over every part of one socket read before it reads again, and a reader woken at the
+            // first part would often take it, find nothing more and wait again before the second (the woken thread
+            // can run before the loop's): one thread wake-up per part. Woken after the read, it takes them all in
+            // one turn. The loop runs this before its next read, so it adds no latency.
+            task.eventLoop.execute { self.wakeReader() }
             return task.eventLoop.makeSucceededVoidFuture()
         case .stopReading(let demand):
             // A reader that holds back is not an idle server.
@@ -300,6 +307,28 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
                 if state.withLock({ $0.pendingDemand?.futureResult !== demand.futureResult }) { watchdog.setSuspended(false) }
             }
             return demand.futureResult
+        }
+    }
+
+    /// Hands the waiting reader its next part (or the end), unless cancellation or the end reached it first.
+    private func wakeReader() {
+        let (reader, taken) = state.withLock { state -> (CheckedContinuation<ByteBuffer?, any Error>?, Buffered) in
+            state.readerWakeScheduled = false
+            guard let reader = state.reader else { return (nil, .mustWait) }
+            let taken = Self.take(from: &state)
+            if case .mustWait = taken { return (nil, taken) }
+            state.reader = nil
+            return (reader, taken)
+        }
+        guard let reader else { return }
+        switch taken {
+        case .part(let part, let demand):
+            release(demand)
+            reader.resume(returning: part)
+        case .end(let end):
+            reader.resume(with: Result { try end.part() })
+        case .mustWait:
+            break
         }
     }
 
@@ -325,15 +354,15 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
                 state.head = .failed(error ?? URLError(.badServerResponse))
             }
             if state.bodyEnd == nil { state.bodyEnd = error.map { .failed($0) } ?? .finished }
-            defer {
-                state.reader = nil
-                state.pendingDemand = nil
-            }
-            return (head, state.reader, state.pendingDemand)
+            // A reader with parts buffered for it is woken by the scheduled hand-over, which gives it those first.
+            let reader = state.buffered.isEmpty ? state.reader : nil
+            if reader != nil { state.reader = nil }
+            defer { state.pendingDemand = nil }
+            return (head, reader, state.pendingDemand)
         }
         if let head { head.resume(throwing: error ?? URLError(.badServerResponse)) }
         if let reader {
-            // A reader waits only when nothing is buffered: the end is what it gets.
+            // Nothing is buffered: the end is what it gets.
             if let error { reader.resume(throwing: error) } else { reader.resume(returning: nil) }
         }
         demand?.succeed(())

@@ -71,4 +71,17 @@ struct ResponseBodyReaderTests {
         #expect(parts > 1)
         #expect(received == TestPayload.bytes(count: count, seed: 7))
     }
+
+    @Test func aReaderWaitingWhenTheWholeBodyAndItsEndArriveGetsTheBodyBeforeTheEnd() async throws {
+        // The head comes first and the reader waits; then the body and its end come in one read. The reader is woken
+        // after that read, with the end already in: it must get every byte, then the end.
+        for length in [1, 100, 70_000] {
+            let response = try await Fixtures.transport.send(TransportRequest(url: try await Fixtures.url("/slow-body/\(length)?delay=0.2")))
+            var iterator = response.body.makeAsyncIterator()
+            var received = Data()
+            while let part = try await iterator.next() { received.append(part) }
+            #expect(received == TestPayload.rangeContent(count: length), "length \(length)")
+            #expect(try await iterator.next() == nil)
+        }
+    }
 }
