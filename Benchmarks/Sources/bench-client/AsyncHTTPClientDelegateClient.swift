@@ -4,8 +4,9 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// Raw AsyncHTTPClient through its delegate API (`execute(request:delegate:)`), GETs only: the floor of any
-/// client built on that API, to tell the engine path's cost from the cost of the layers above it.
+/// Raw AsyncHTTPClient through its delegate API (`execute(request:delegate:)`), GETs and discarded downloads (the body
+/// counted on the event loop): the floor of any client built on that API, to tell the engine path's cost from the
+/// cost of the layers above it.
 final class AsyncHTTPClientDelegateClient: GetOnlyBenchClient {
     let name = "ahc-delegate"
     private let client = AsyncHTTPClientClient.makeHTTPClient()
@@ -13,6 +14,11 @@ final class AsyncHTTPClientDelegateClient: GetOnlyBenchClient {
     func get(_ url: URL) async throws -> Int {
         let request = try HTTPClient.Request(url: url.absoluteString)
         return try await client.execute(request: request, delegate: CountingDelegate()).futureResult.get()
+    }
+
+    /// The body counted on the event loop as it arrives: no task reads it.
+    func downloadDiscarding(_ url: URL) async throws -> Int {
+        try await get(url)
     }
 
 

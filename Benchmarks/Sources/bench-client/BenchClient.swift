@@ -3,7 +3,7 @@ import Foundation
 /// One measurement in its own process, for `scripts/bench-compare`:
 ///
 ///     bench-client --library courier-session|courier-async|courier-operation|ahc|urlsession
-///                            (or courier-exchange|courier-transport: Courier's lower layers, ahc-delegate: AsyncHTTPClient's delegate API; GETs only)
+///                            (or courier-exchange|courier-transport: Courier's lower layers, ahc-delegate: AsyncHTTPClient's delegate API; GETs and discarded downloads)
 ///                  --workload get|download|download-file|upload|upload-multipart
 ///                  --url URL [--count N] [--concurrency C] [--file PATH] [--warmup N]
 ///

@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// Courier's lower layers on their own, to see what each costs: one `Exchange` per request
-/// (memory sink) or the bare transport (`send`, then the body collected).
+/// (memory sink, or the `.stream` sink for a discarded download) or the bare transport (`send`, then the body read).
 final class CourierLayerClient: GetOnlyBenchClient {
     enum Layer { case exchange, transport }
 
@@ -28,6 +28,24 @@ final class CourierLayerClient: GetOnlyBenchClient {
         }
     }
 
+    /// The body counted as it streams: the transport's own stream, or an exchange's `.stream` sink.
+    func downloadDiscarding(_ url: URL) async throws -> Int {
+        let body: ResponseBodyStream
+        switch layer {
+        case .exchange:
+            var configuration = ExchangeConfiguration(transport: transport)
+            configuration.sink = .stream
+            guard let stream = try await Exchange(request: URLRequest(url: url), configuration: configuration).result().body else {
+                throw BenchUsageError("the exchange returned no body stream")
+            }
+            body = stream
+        case .transport:
+            body = try await transport.send(TransportRequest(url: url)).body
+        }
+        var count = 0
+        for try await chunk in body { count += chunk.count }
+        return count
+    }
 
     func shutdown() async throws {
         try await transport.shutdown()
