@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 /// One measurement in its own process, for `scripts/bench-compare`:
@@ -14,6 +15,12 @@ import Foundation
 enum BenchClient {
     static func main() async {
         do {
+            // COURIER_BENCH_QUIET=1 turns AFNetworking's task and operation notifications off (each is a queue hop),
+            // to show what they cost.
+            if ProcessInfo.processInfo.environment["COURIER_BENCH_QUIET"] == "1" {
+                CourierNotifications.postsTaskNotifications = false
+                CourierNotifications.postsOperationNotifications = false
+            }
             let options = try BenchOptions(arguments: Array(CommandLine.arguments.dropFirst()))
             let client = try makeClient(options.library)
             defer { client.close() }
