@@ -40,24 +40,40 @@ struct DefaultHeadersStage: ExchangeStage {
         return try await next(request)
     }
 
-    /// Adds the default fields `request` lacks; `bodyLength` is its body's, when known. Each `setValue` after the
-    /// first changes the request's own storage: only the first copies it.
+    /// Adds the default fields `request` lacks; `bodyLength` is its body's, when known.
+    ///
+    /// The request's fields are read once and written back with one assignment, under the names
+    /// `setValue(_:forHTTPHeaderField:)` would store. On Linux each `value(forHTTPHeaderField:)` lowercases every field
+    /// name twice and each `setValue` capitalizes the name and searches again: asked one by one, the four defaults
+    /// cost a small GET about 2.5 % of its CPU.
     func addDefaults(to request: inout URLRequest, bodyLength: Int64?) {
-        for (name, value) in additionalHeaders where request.value(forHTTPHeaderField: name) == nil {
-            request.setValue(value, forHTTPHeaderField: name)
+        let existing = request.allHTTPHeaderFields ?? [:]
+        var added: [String: String] = [:]
+        var unusual: [(name: String, value: String)] = []
+        // A field set here counts as present for the ones after it, as it did when each went in with `setValue`.
+        func lacks(_ name: String) -> Bool {
+            !existing.keys.contains { $0.isHeaderName(name) } && !added.keys.contains { $0.isHeaderName(name) }
+                && !unusual.contains { $0.name.isHeaderName(name) }
         }
-        if let userAgent, request.value(forHTTPHeaderField: "User-Agent") == nil {
-            request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+        for (name, value) in additionalHeaders where lacks(name) {
+            // A value with a line break or NUL is left to Foundation's own check, as a `setValue` would be.
+            if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+                unusual.append((name, value))
+            } else {
+                added[name.capitalized] = value
+            }
         }
-        if asksForCompression, request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-            let isRange = request.value(forHTTPHeaderField: "Range") != nil
-            request.setValue(ContentDecoding.acceptEncoding(forRange: isRange), forHTTPHeaderField: "Accept-Encoding")
+        if let userAgent, lacks("User-Agent") { added["User-Agent"] = userAgent }
+        if asksForCompression, lacks("Accept-Encoding") {
+            added["Accept-Encoding"] = ContentDecoding.acceptEncoding(forRange: !lacks("Range"))
         }
-        if let bodyLength,
-           request.value(forHTTPHeaderField: "Content-Length") == nil,
-           request.value(forHTTPHeaderField: "Transfer-Encoding") == nil {
-            request.setValue(String(bodyLength), forHTTPHeaderField: "Content-Length")
+        if let bodyLength, lacks("Content-Length"), lacks("Transfer-Encoding") {
+            added["Content-Length"] = String(bodyLength)
         }
+        if !added.isEmpty {
+            request.allHTTPHeaderFields = existing.merging(added) { own, _ in own }
+        }
+        for (name, value) in unusual { request.setValue(value, forHTTPHeaderField: name) }
     }
 }
 

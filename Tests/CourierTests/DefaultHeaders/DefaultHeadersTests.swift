@@ -60,6 +60,22 @@ struct DefaultHeadersTests {
         #expect(try Self.echoedHeaders(plain)["user-agent"] == "session/1", "the session's own user agent before Courier's")
     }
 
+    @Test func aRangeRequestAsksForIdentityAndEveryAdditionalFieldGoesOutOnce() async throws {
+        var request = URLRequest(url: try Self.httpbin("/anything"))
+        request.setValue("bytes=0-", forHTTPHeaderField: "range")
+        var configuration = ExchangeConfiguration(transport: Fixtures.transport)
+        configuration.settings.additionalHeaders = ["x-lower": "a", "X-Upper": "b", "user-agent": "additional/1"]
+        let result = try await Exchange(request: request, configuration: configuration).result()
+        let echoed = try Self.echoedHeaders(try #require(result.data))
+        #expect(echoed["accept-encoding"] == "identity", "a range is asked for in the stored form")
+        #expect(echoed["x-lower"] == "a")
+        #expect(echoed["x-upper"] == "b")
+        #expect(echoed["user-agent"] == "additional/1", "an additional field counts as the request's own")
+        let recorded = try #require(result.metrics.transactions.first?.request.allHTTPHeaderFields)
+        #expect(recorded["X-Lower"] == "a", "stored under the name setValue would give it: \(recorded)")
+        #expect(recorded.keys.filter { $0.lowercased() == "user-agent" }.count == 1, "\(recorded)")
+    }
+
     @Test func theSettingsTurnTheDefaultsOff() async throws {
         let session = SessionFixtures.manager {
             $0.contentDecoding = nil
