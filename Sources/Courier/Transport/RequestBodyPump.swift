@@ -27,7 +27,8 @@ enum RequestBodyPump {
     ///
     /// Bytes already in memory are written from `loop` (the engine calls its body stream there): no task, no thread
     /// hop, and the engine hears the body's end as soon as it has taken the last part. Anything read with blocking
-    /// calls or produced asynchronously is pumped from a task.
+    /// calls or produced asynchronously is pumped from a task; for a body of known length the engine still hears the
+    /// end as soon as it has taken the declared length (``endingAtDeclaredLength(_:length:on:pumped:)``).
     /// - Returns: A future that succeeds once the writer has taken the whole body.
     static func start(
         _ body: HTTPRequestBody,
@@ -37,8 +38,44 @@ enum RequestBodyPump {
         fileRegions: FileRegionLease?
     ) -> EventLoopFuture<Void> {
         if case .data(let data) = body.source { return write(data, into: writer, on: loop) }
-        return loop.makeFutureWithTask {
-            try await pump(body, into: writer, on: loop, threadPool: threadPool, fileRegions: fileRegions)
+        guard let length = body.length else {
+            return loop.makeFutureWithTask {
+                try await pump(body, into: writer, on: loop, threadPool: threadPool, fileRegions: fileRegions)
+            }
+        }
+        let ended = loop.makePromise(of: Void.self)
+        let counting = endingAtDeclaredLength(writer, length: length, on: ended)
+        loop.makeFutureWithTask {
+            try await pump(body, into: counting, on: loop, threadPool: threadPool, fileRegions: fileRegions)
+        }.cascade(to: ended)
+        return ended.futureResult
+    }
+
+    /// `writer`, which also completes `ended` as soon as it has taken `length` bytes.
+    ///
+    /// The engine hears a streamed body's end when the future its stream returned completes. From a task that is a
+    /// thread hop after the last write, plus whatever the producer does before it returns (an `AsyncStream` finished
+    /// after its last element). A server that has read the declared length can answer and close the connection within
+    /// that time, and the engine fails a request whose connection closes while its body still streams
+    /// (`remoteConnectionClosed`), even with the answer in full. The declared length is the end:
+    /// - a part that goes past it is the engine's to refuse (`bodyLengthMismatch`, the request fails);
+    /// - a part after it is refused here with the same error, for the producer: the request has carried its declared
+    ///   length, and its answer stands;
+    /// - a producer that returns short, or fails, completes `ended` with the engine's length check or its error.
+    static func endingAtDeclaredLength(
+        _ writer: HTTPClient.Body.StreamWriter, length: Int64, on ended: EventLoopPromise<Void>
+    ) -> HTTPClient.Body.StreamWriter {
+        let written = Atomic<Int64>(0)
+        return HTTPClient.Body.StreamWriter { part in
+            let count = Int64(part.readableBytes)
+            let total = written.add(count, ordering: .relaxed).newValue
+            if total - count >= length {
+                let loop = ended.futureResult.eventLoop
+                return count == 0 ? loop.makeSucceededVoidFuture() : loop.makeFailedFuture(HTTPClientError.bodyLengthMismatch)
+            }
+            let taken = writer.write(part)
+            if total == length { taken.cascade(to: ended) }
+            return taken
         }
     }
 
