@@ -170,15 +170,7 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
                     state.reader = reader
                     return .mustWait
                 }
-                switch taken {
-                case .part(let part, let demand):
-                    release(demand)
-                    reader.resume(returning: part)
-                case .end(let end):
-                    reader.resume(with: Result { try end.part() })
-                case .mustWait:
-                    break
-                }
+                hand(taken, to: reader)
             }
         } onCancel: {
             let reader = state.withLock { state -> CheckedContinuation<ByteBuffer?, any Error>? in
@@ -320,7 +312,11 @@ final class StreamingResponseDelegate: HTTPClientResponseDelegate {
             state.reader = nil
             return (reader, taken)
         }
-        guard let reader else { return }
+        if let reader { hand(taken, to: reader) }
+    }
+
+    /// Gives `reader` what was taken for it: a part (letting the engine read again when it was held back), or the end.
+    private func hand(_ taken: Buffered, to reader: CheckedContinuation<ByteBuffer?, any Error>) {
         switch taken {
         case .part(let part, let demand):
             release(demand)
