@@ -73,6 +73,18 @@ struct RequestBodyEndTests {
         #expect(server.requests(to: "/status/200").count == 2)
     }
 
+    /// `body` sent with `PUT` to httpbin's `/anything` on a fresh transport: the status and the data httpbin echoes.
+    private static func putToHTTPBin(_ body: HTTPRequestBody) async throws -> (status: Int, data: String?) {
+        let base = try #require(HTTPBinServer.base)
+        let url = try #require(URL(string: "/anything", relativeTo: base)?.absoluteURL)
+        let transport = EngineTransport()
+        defer { Task { try? await transport.shutdown() } }
+        let request = TransportRequest(url: url, method: "PUT", headers: [("Content-Type", "text/plain")], body: body, timeoutInterval: 10)
+        let response = try await transport.send(request)
+        let echo = try await response.body.collect()
+        return (response.head.statusCode, try #require(try JSONSerialization.jsonObject(with: echo) as? [String: Any])["data"] as? String)
+    }
+
     /// The same late end against a server that reads the declared length, answers and closes the connection (httpbin
     /// under gunicorn's sync workers closes every one). The engine must hear the body's end as soon as the declared
     /// length has been written: if it heard it only when the producer returned, the close arrived first and failed a
@@ -80,21 +92,14 @@ struct RequestBodyEndTests {
     /// body still streams).
     @Test(.enabled(ExternalServers.httpbin.skipMessage) { await HTTPBinServer.isRunning() })
     func aBodyOfKnownLengthEndsWithItsLastByteForAServerThatClosesAfterAnswering() async throws {
-        let base = try #require(HTTPBinServer.base)
-        let url = try #require(URL(string: "/anything", relativeTo: base)?.absoluteURL)
-        let transport = EngineTransport()
-        defer { Task { try? await transport.shutdown() } }
         let chunks = (0..<3).map { index in Data(String(repeating: "\(index)", count: 100_000).utf8) }
         for _ in 0..<2 {
             let body = HTTPRequestBody(source: .producer { write in
                 for chunk in chunks { try await write(chunk) }
                 try await Task.sleep(for: .milliseconds(300))
             }, length: Int64(chunks.reduce(0) { $0 + $1.count }))
-            let request = TransportRequest(url: url, method: "PUT", headers: [("Content-Type", "text/plain")], body: body, timeoutInterval: 10)
-            let response = try await transport.send(request)
-            let echo = try await response.body.collect()
-            #expect(response.head.statusCode == 200)
-            let data = try #require(try JSONSerialization.jsonObject(with: echo) as? [String: Any])["data"] as? String
+            let (status, data) = try await Self.putToHTTPBin(body)
+            #expect(status == 200)
             #expect(data == chunks.map { String(decoding: $0, as: UTF8.self) }.joined())
         }
     }
@@ -103,10 +108,6 @@ struct RequestBodyEndTests {
     /// stands; the producer's write past the end throws.
     @Test(.enabled(ExternalServers.httpbin.skipMessage) { await HTTPBinServer.isRunning() })
     func aWritePastTheDeclaredLengthIsRefusedToTheProducer() async throws {
-        let base = try #require(HTTPBinServer.base)
-        let url = try #require(URL(string: "/anything", relativeTo: base)?.absoluteURL)
-        let transport = EngineTransport()
-        defer { Task { try? await transport.shutdown() } }
         let refusal = Mutex<(any Error)?>(nil)
         let body = HTTPRequestBody(source: .producer { write in
             try await write(Data("once".utf8))
@@ -117,11 +118,9 @@ struct RequestBodyEndTests {
                 throw error
             }
         }, length: 4)
-        let request = TransportRequest(url: url, method: "PUT", headers: [("Content-Type", "text/plain")], body: body, timeoutInterval: 10)
-        let response = try await transport.send(request)
-        let echo = try await response.body.collect()
-        #expect(response.head.statusCode == 200)
-        #expect(try #require(try JSONSerialization.jsonObject(with: echo) as? [String: Any])["data"] as? String == "once")
+        let (status, data) = try await Self.putToHTTPBin(body)
+        #expect(status == 200)
+        #expect(data == "once")
         let deadline = ContinuousClock.now + .seconds(5)
         while refusal.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(refusal.withLock { $0 } != nil, "the write past the declared length was taken")
