@@ -28,7 +28,7 @@ enum RequestBodyPump {
     /// Bytes already in memory are written from `loop` (the engine calls its body stream there): no task, no thread
     /// hop, and the engine hears the body's end as soon as it has taken the last part. Anything read with blocking
     /// calls or produced asynchronously is pumped from a task; for a body of known length the engine still hears the
-    /// end as soon as it has taken the declared length (``endingAtDeclaredLength(_:length:on:pumped:)``).
+    /// end as soon as it has taken the declared length (`endingAtDeclaredLength(_:length:on:)`).
     /// - Returns: A future that succeeds once the writer has taken the whole body.
     static func start(
         _ body: HTTPRequestBody,
