@@ -25,16 +25,26 @@ struct ContentDecodingStage: ExchangeStage {
     /// Decodes a `gzip` or `deflate` answer as it streams, when the request accepted that coding (`DefaultHeadersStage`
     /// asked for it, or the caller did).
     func respond(to request: StageRequest, next: Next) async throws -> StageResponse {
-        let isRange = request.urlRequest.value(forHTTPHeaderField: "Range") != nil
-        // A request that names no coding accepts any (RFC 9110 §12.5.3).
-        let accepted = request.urlRequest.value(forHTTPHeaderField: "Accept-Encoding") ?? ContentDecoding.acceptedCodings
+        // One pass over the request's fields: on Linux each `value(forHTTPHeaderField:)` lowercases every name.
+        var isRange = false
+        var acceptEncoding: String?
+        for (name, value) in request.urlRequest.allHTTPHeaderFields ?? [:] {
+            if name.isHeaderName("Range") {
+                isRange = true
+            } else if name.isHeaderName("Accept-Encoding") {
+                acceptEncoding = value
+            }
+        }
         let response = try await next(request)
-        // A range, and responses that have no body (to HEAD, 204, 304), keep their head as it came.
+        // A range, and responses that have no body (to HEAD, 204, 304), keep their head as it came; most answers are
+        // not encoded at all, so that is asked first.
         let status = response.head.statusCode
-        guard !isRange, ![204, 206, 304].contains(status), request.urlRequest.httpMethod?.uppercased() != "HEAD",
+        guard !isRange,
               let field = response.transportResponse.headerFields.first(where: { $0.name.isHeaderName("Content-Encoding") }),
+              ![204, 206, 304].contains(status), request.urlRequest.httpMethod?.uppercased() != "HEAD",
               let coding = ContentCoding(contentEncoding: field.value),
-              coding.isAccepted(by: accepted)
+              // A request that names no coding accepts any (RFC 9110 §12.5.3).
+              coding.isAccepted(by: acceptEncoding ?? ContentDecoding.acceptedCodings)
         else { return response }
         return try decoded(response, coding: coding, sentAs: field.value)
     }
