@@ -121,8 +121,7 @@ struct RequestBodyEndTests {
         let (status, data) = try await Self.putToHTTPBin(body)
         #expect(status == 200)
         #expect(data == "once")
-        let deadline = ContinuousClock.now + .seconds(5)
-        while refusal.withLock({ $0 }) == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(refusal.withLock { $0 } != nil, "the write past the declared length was taken")
+        let refused = await eventually(timeout: .seconds(5)) { refusal.withLock { $0 } != nil }
+        #expect(refused, "the write past the declared length was taken")
     }
 }
