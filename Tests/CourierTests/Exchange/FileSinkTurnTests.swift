@@ -48,6 +48,29 @@ struct FileSinkTurnTests {
         #expect(throws: Refused.self) { try DirectoryOperationQueue.runBlocking { () throws -> Int in throw Refused() } }
     }
 
+    @Test("a blocking caller that finds the turn taken waits for it on the queue and gets its operation's error")
+    func aBlockingCallerWaitingForTheTurnGetsItsError() async {
+        struct Refused: Error {}
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        // Queues of their own, each with a thread: the global queues' pool may be slow to add one beside two blocked.
+        DispatchQueue(label: "holder").async { DirectoryOperationQueue.runBlocking { holding.signal(); release.wait() } }
+        let refused: Bool = await withCheckedContinuation { continuation in
+            DispatchQueue(label: "waiter").async {
+                holding.wait()
+                // The holder lets go a moment later, while this caller waits for the turn.
+                DispatchQueue(label: "releaser").asyncAfter(deadline: .now() + .milliseconds(50)) { release.signal() }
+                do {
+                    _ = try DirectoryOperationQueue.runBlocking { () throws -> Int in throw Refused() }
+                    continuation.resume(returning: false)
+                } catch {
+                    continuation.resume(returning: error is Refused)
+                }
+            }
+        }
+        #expect(refused)
+    }
+
     /// Writes `chunks` through a file writer opened at `offset` of `file`, and finishes it.
     private func write(_ chunks: [Data], to file: URL, offset: Int64) async throws {
         var writer = try await FileBodyWriter(url: file, offset: offset)
