@@ -39,9 +39,20 @@ public final class RequestLog: Sendable {
     /// How many requests ``requests`` keeps (the oldest go first).
     public static let capacity = 10_000
 
+    /// When one request was with the server: from its arrival until its handler returned the response (`nil` while
+    /// it is still being answered).
+    private struct Visit {
+        let number: Int
+        let request: RecordedRequest
+        let received: ContinuousClock.Instant
+        var answered: ContinuousClock.Instant?
+    }
+
     private struct Storage {
-        var recent: [RecordedRequest] = []
+        var recent: [Visit] = []
         var total = 0
+        /// Numbers the visits; never reset, so that a request answered after ``reset()`` finds no other's visit.
+        var sequence = 0
     }
 
     private let storage = NIOLockedValueBox(Storage())
@@ -55,20 +66,61 @@ public final class RequestLog: Sendable {
 
     /// The requests received so far, oldest first: the last ``capacity`` of them.
     public var requests: [RecordedRequest] {
-        storage.withLockedValue { Array($0.recent.suffix(Self.capacity)) }
+        storage.withLockedValue { $0.recent.suffix(Self.capacity).map(\.request) }
+    }
+
+    /// The most requests matching `isIncluded` that the server was answering at one time, among the last
+    /// ``capacity``: how many clients' requests really overlapped, measured where they arrive (a client's own record
+    /// of when its requests started and ended can be ordered differently from what the server saw). A request counts
+    /// from its arrival until its handler returned the response.
+    public func mostAtOnce(where isIncluded: (RecordedRequest) -> Bool = { _ in true }) -> Int {
+        let visits = storage.withLockedValue { Array($0.recent.suffix(Self.capacity)) }.filter { isIncluded($0.request) }
+        // An end sorts before a start at the same instant: a request answered as another arrived did not overlap it.
+        var changes: [(at: ContinuousClock.Instant, delta: Int)] = []
+        for visit in visits {
+            changes.append((visit.received, 1))
+            if let answered = visit.answered { changes.append((answered, -1)) }
+        }
+        changes.sort { $0.at < $1.at || ($0.at == $1.at && $0.delta < $1.delta) }
+        var current = 0
+        var most = 0
+        for change in changes {
+            current += change.delta
+            most = max(most, current)
+        }
+        return most
     }
 
     /// Forgets all recorded requests.
     public func reset() {
-        storage.withLockedValue { $0 = Storage() }
+        storage.withLockedValue { storage in
+            storage.recent = []
+            storage.total = 0
+        }
     }
 
-    func append(_ request: RecordedRequest) {
-        storage.withLockedValue { storage in
+    /// Records `request` as it arrives; returns its number for ``answered(_:)``.
+    func append(_ request: RecordedRequest) -> Int {
+        let now = ContinuousClock.now
+        return storage.withLockedValue { storage in
             storage.total += 1
-            storage.recent.append(request)
+            storage.sequence += 1
+            storage.recent.append(Visit(number: storage.sequence, request: request, received: now))
             // Trimmed in halves, so that an append costs O(1) on average.
             if storage.recent.count >= 2 * Self.capacity { storage.recent.removeFirst(Self.capacity) }
+            return storage.sequence
+        }
+    }
+
+    /// Records that the handler of request number `number` (from ``append(_:)``) returned its response.
+    func answered(_ number: Int) {
+        let now = ContinuousClock.now
+        storage.withLockedValue { storage in
+            // Numbers are consecutive in `recent`; a visit trimmed or reset since is not there.
+            guard let first = storage.recent.first?.number, number >= first, number - first < storage.recent.count,
+                  storage.recent[number - first].number == number
+            else { return }
+            storage.recent[number - first].answered = now
         }
     }
 }

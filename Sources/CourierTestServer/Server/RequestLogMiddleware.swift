@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// Records every request in a ``RequestLog`` before it is routed.
+/// Records every request in a ``RequestLog`` before it is routed, and when its handler returned the response.
 struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = ServerContext
 
@@ -19,7 +19,8 @@ struct RequestLogMiddleware: RouterMiddleware {
         for field in request.headers {
             headers.append(.init(name: field.name.canonicalName, value: field.value))
         }
-        log.append(RecordedRequest(method: request.method.rawValue, target: request.target, headers: headers))
+        let number = log.append(RecordedRequest(method: request.method.rawValue, target: request.target, headers: headers))
+        defer { log.answered(number) }
         return try await next(request, context)
     }
 }
