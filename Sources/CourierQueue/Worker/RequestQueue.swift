@@ -172,6 +172,11 @@ public final class RequestQueue: Sendable {
 
     /// A new sequence of this queue's events, from now on, until the subscriber stops iterating or the queue's
     /// ``close()``. Events of other processes' workers are not included.
+    ///
+    /// One job's events come in the order they happened. Two jobs' events need not: a job's end is reported once
+    /// the store has recorded it, and by then its slot (its host's, its ordering key's) is free, so the job that
+    /// takes the slot can report ``QueueEvent/started(_:attempt:)`` first. The store's count is the one the limits
+    /// keep: ``jobs(in:limit:)`` with ``JobState/running``.
     public func events() -> AsyncStream<QueueEvent> {
         broadcaster.subscribe()
     }
