@@ -7,7 +7,7 @@ import Synchronization
 /// Raw AsyncHTTPClient through its delegate API (`execute(request:delegate:)`), GETs and discarded downloads (the body
 /// counted on the event loop): the floor of any client built on that API, to tell the engine path's cost from the
 /// cost of the layers above it.
-final class AsyncHTTPClientDelegateClient: GetOnlyBenchClient {
+final class AsyncHTTPClientDelegateClient: PartialBenchClient {
     let name = "ahc-delegate"
     private let client = AsyncHTTPClientClient.makeHTTPClient()
 
@@ -20,7 +20,6 @@ final class AsyncHTTPClientDelegateClient: GetOnlyBenchClient {
     func downloadDiscarding(_ url: URL) async throws -> Int {
         try await get(url)
     }
-
 
     func shutdown() async throws {
         try await client.shutdown()

@@ -27,18 +27,19 @@ extension BenchLibraryClient {
     }
 }
 
-/// A client that measures small GETs only; the transfer workloads fail with a usage error naming it.
-protocol GetOnlyBenchClient: BenchLibraryClient {
+/// A client that measures only some workloads (small GETs, and for the layer clients the discarded download); the
+/// others fail with a usage error naming it.
+protocol PartialBenchClient: BenchLibraryClient {
     /// The library's name in the error.
     var name: String { get }
 }
 
-extension GetOnlyBenchClient {
+extension PartialBenchClient {
     func downloadDiscarding(_ url: URL) async throws -> Int { throw refusal }
     func download(_ url: URL, to file: URL) async throws -> Int { throw refusal }
     func upload(_ file: URL, to url: URL) async throws -> Int { throw refusal }
 
-    private var refusal: BenchUsageError { BenchUsageError("\(name) measures GETs only") }
+    private var refusal: BenchUsageError { BenchUsageError("\(name) does not measure this workload") }
 }
 
 /// A response that was not 2xx.

@@ -6,7 +6,7 @@ import FoundationNetworking
 
 /// Courier's lower layers on their own, to see what each costs: one `Exchange` per request
 /// (memory sink, or the `.stream` sink for a discarded download) or the bare transport (`send`, then the body read).
-final class CourierLayerClient: GetOnlyBenchClient {
+final class CourierLayerClient: PartialBenchClient {
     enum Layer { case exchange, transport }
 
     private let transport = EngineTransport()

@@ -6,7 +6,7 @@ import FoundationNetworking
 
 /// Courier through `HTTPRequestOperationManager` (operations on an `OperationQueue`), with the
 /// HTTP response serializer. Only GETs: the other workloads go through the session client.
-final class CourierOperationClient: GetOnlyBenchClient {
+final class CourierOperationClient: PartialBenchClient {
     let name = "courier-operation"
     private let manager: HTTPRequestOperationManager
 
