@@ -73,9 +73,16 @@ enum RequestBodyPump {
                 let loop = ended.futureResult.eventLoop
                 return count == 0 ? loop.makeSucceededVoidFuture() : loop.makeFailedFuture(HTTPClientError.bodyLengthMismatch)
             }
-            let taken = writer.write(part)
-            if total == length { taken.cascade(to: ended) }
-            return taken
+            guard total == length else { return writer.write(part) }
+            // The last part is written from the loop, and `ended` chained to its write in the same turn: chained from
+            // here (a task's thread), a write that had already completed would complete `ended` one loop turn later,
+            // and a server's close could come first (seen under AddressSanitizer).
+            let loop = ended.futureResult.eventLoop
+            return loop.flatSubmit {
+                let taken = writer.write(part)
+                taken.cascade(to: ended)
+                return taken
+            }
         }
     }
 
