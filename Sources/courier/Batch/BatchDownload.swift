@@ -95,16 +95,10 @@ final class BatchDownload: Sendable {
         let headerFields = parts.headerFields.merging(entry.headers) { _, listed in listed }
         for (name, value) in headerFields { request.setValue(value, forHTTPHeaderField: name) }
         let archive = resumeFile.load(url: entry.url, headerFields: headerFields, timeout: run.timeout)
-        let success: @Sendable (HTTPRequestOperation, Any?) -> Void = { [self] operation, _ in
-            ended(finish(operation, error: nil, resumedEarlierBytes: archive != nil, run: run, progress: progress, isStopping: isStopping))
-        }
-        let failed: @Sendable (HTTPRequestOperation, any Error) -> Void = { [self] operation, error in
-            ended(finish(operation, error: error, resumedEarlierBytes: archive != nil, run: run, progress: progress, isStopping: isStopping))
-        }
         var resumed: HTTPRequestOperation?
         if let archive {
             do {
-                resumed = try manager.httpRequestOperation(resuming: archive, success: success, failure: failed)
+                resumed = try manager.httpRequestOperation(resuming: archive, success: nil, failure: nil)
                 let kept = (try? IntegrityCheck.size(of: resumeFile.partial)) ?? 0
                 progress.display.printLine("courier: continuing \(entry.output.path) after its \(kept) bytes")
             } catch {
@@ -112,7 +106,15 @@ final class BatchDownload: Sendable {
                 progress.display.printLine("courier: cannot continue \(entry.output.path) (\(error)); downloading it again")
             }
         }
-        let operation = resumed ?? manager.httpRequestOperation(with: request, success: success, failure: failed)
+        let operation = resumed ?? manager.httpRequestOperation(with: request, success: nil, failure: nil)
+        // The operation's own completion block, on the batch's completion queue, rather than success and failure
+        // blocks: those hop to a global queue to serialize the response and back to the completion queue, two thread
+        // wake-ups per file for a body that is a file and needs no serializing. `error` is the same either way (the
+        // serializer's verdict on the status, else the transfer's).
+        let resumedEarlierBytes = archive != nil
+        operation.completionBlock = { [self] in
+            ended(finish(operation, error: operation.error, resumedEarlierBytes: resumedEarlierBytes, run: run, progress: progress, isStopping: isStopping))
+        }
         operation.outputFileURL = resumeFile.partial
         operation.transport = run.transport
         if !parts.sessionHeaders.isEmpty {
@@ -227,6 +229,8 @@ final class BatchProgress: Sendable {
     let display = ProgressDisplay()
     private let bytes = Atomic<Int64>(0)
     private let done = Atomic<Int>(0)
+    /// Whether a redraw for ``report(_:)`` is queued on the main queue and has not started.
+    private let redrawQueued = Atomic<Bool>(false)
     /// The files of the batch, or `nil` when unknown (a worker of a shared queue).
     private let total: Int?
     private let starts = Mutex<[ObjectIdentifier: ContinuousClock.Instant]>([:])
@@ -256,11 +260,16 @@ final class BatchProgress: Sendable {
     }
 
     /// Counts a download that ended, prints its line and redraws the progress line with the new count (on the main
-    /// queue, where the operations' progress blocks redraw it too).
+    /// queue, where the operations' progress blocks redraw it too). One redraw is queued at a time: it reads the count
+    /// when it runs, so files that end meanwhile need no wake-up of the main thread of their own.
     func report(_ result: BatchResult) {
         done.add(1, ordering: .relaxed)
         display.printLine(BatchReport.resultLine(result), to: resultLines)
-        DispatchQueue.main.async { [self] in redraw() }
+        guard !redrawQueued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        DispatchQueue.main.async { [self] in
+            redrawQueued.store(false, ordering: .releasing)
+            redraw()
+        }
     }
 
     /// Keeps each operation's start time, from the operations' start notifications, until the returned observer is
